@@ -63,12 +63,42 @@ def test_the_indexer_has_no_backward():
     assert architecture.evaluate(get("flops.decoder.indexer").dimensioned, b=2, s=7) == 19_712 + 3_528
 
 
-def test_serve_and_estimate_refuse_sparse_attention_in_one_line(capsys):
-    # their decoding prices an engine's attention over every cached position; DSA's top-k selection is not modelled
+def test_estimate_refuses_sparse_attention_in_one_line(capsys):
+    # the training report's attention (activations, step times) has no top-k selection
     from helpers import run
 
     path = str(Path(__file__).parent / "checkpoints" / "deepseek-ai--DeepSeek-V3.2.json")
-    for argv in (["serve", "--gpu", "h100-sxm", "--batch", "1", "--input", "8", "--output", "4"],
-                 ["estimate", "--gpu", "h100-sxm", "--seq", "8"]):
-        code, out, err = run(capsys, argv[0], "--hf-config", path, *argv[1:])
-        assert code == 2 and out == "" and err.count("\n") == 1 and "DeepSeek sparse attention" in err
+    code, out, err = run(capsys, "estimate", "--hf-config", path, "--gpu", "h100-sxm", "--seq", "8")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "DeepSeek sparse attention" in err
+
+
+def _serve(capsys, tmp_path, **config) -> dict:
+    from helpers import cli_json
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "deepseek_v32", **config_json("deepseek_v32", 0), **config}))
+    return cli_json(capsys, "serve", "--hf-config", str(path), "--gpu", "h100-sxm", "--batch", "1", "--input", "8", "--output", "4")
+
+
+def test_serve_prices_the_attention_at_the_indexers_top_k(capsys, tmp_path):
+    # the shrunk DeepSeek-V3.2 (family_cases.py): 3 MLA layers, a = 4, r_KV 16, d_rope 4, d_nope 8, d_v 8, an indexer of
+    # 2 heads of 8, index_topk 4; 8 prompt + 4 output tokens, bf16 cache, read at the mean context 8 + 4/2 = 10
+    report = _serve(capsys, tmp_path)
+    # the latents of min(10, 4) selected positions and all 10 indexer keys, per layer: 3·(4·(16 + 4) + 10·8)·2 bytes
+    assert report["kv_read_bytes"] == 3 * (4 * 20 + 10 * 8) * 2 == 960
+    # attention: absorbed MLA over 4 positions, 2a(2r_KV + d_rope) each, and the indexer's 2·n_idx(d_idx + 1) over 10
+    architecture = read_config({"model_type": "deepseek_v32", **config_json("deepseek_v32", 0)})
+    linear = architecture.evaluate(get("serving.decode.flops.linear").dimensioned, b=1)
+    assert report["flops"]["decode_step"] - linear == 3 * (4 * 2 * 4 * (2 * 16 + 4) + 10 * 2 * 2 * 9) == 4536
+    # prefill of 8: query i attends min(i, 4) keys (26 pairs, not 36), 2a(d_qk + d_v) = 160 FLOPs a pair; the indexer
+    # scores all 36 at 2·2·9 = 36: the causal prefill less 3·(36·196 − 26·160 − 36·36) = 4,800
+    causal = architecture.evaluate(get("serving.prefill.flops.causal").dimensioned, b=1, s_in=8)
+    assert causal - report["flops"]["prefill"] == 4_800
+    # the cache held is every position's latent and indexer key, as before: 3 layers × 16 blocks' tokens × (16 + 4 + 8) × 2
+    assert report["memory"]["kv_cache_bytes"] == 3 * 16 * 28 * 2
+
+
+def test_a_top_k_at_least_the_context_reads_every_position(capsys, tmp_path):
+    # index_topk 4096 ≥ every context here: the step reads each cached position's latent and key, as a dense MLA cache
+    report = _serve(capsys, tmp_path, index_topk=4096)
+    assert report["kv_read_bytes"] == 3 * 10 * (16 + 4 + 8) * 2

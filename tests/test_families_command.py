@@ -20,7 +20,7 @@ ARGUMENTS = {"params": [], "flops": ["--batch", "1", "--seq", "8"], "kv-cache": 
              "serve": ["--gpu", "h100-sxm", "--batch", "1", "--input", "8", "--output", "4"]}
 COMMITTED = {"gemma3": "google--medgemma-27b-it.json", "qwen3_vl": "Qwen--Qwen3-VL-2B-Instruct.json",
              "qwen3_vl_moe": "Qwen--Qwen3-VL-30B-A3B-Instruct.json", "kimi_k2": "moonshotai--Kimi-K2-Instruct.json",
-             "qwen3_5_moe": "Qwen--Qwen3.5-35B-A3B.json"}
+             "qwen3_5_moe": "Qwen--Qwen3.5-35B-A3B.json", "kimi_k25": "moonshotai--Kimi-K2.5.json"}
 MULTIMODAL_CHECKPOINTS = {name for name in COMMITTED if name in MULTIMODAL}
 # model types without a tiny config of their own take the keys of the family they extend
 LIKE = {"ministral": "mistral", "ministral3": "mistral", "qwen2_5_vl_text": "qwen2", "qwen3_vl_text": "qwen3",

@@ -3,7 +3,8 @@
 Oracle: the ...ForConditionalGeneration model transformers 5.24 builds on the meta device; its parameters under
 language_model (and lm_head) are the text decoder's, the rest the vision tower's and the projector's. Each
 config exercises the tower's options (SigLIP's pooling head, Pixtral's feature layers and projector biases, the
-Qwen mergers' merge size, Qwen3-VL's DeepStack mergers, Llama-4's adapter) and the class's rule for a tied head.
+Qwen mergers' merge size, Qwen3-VL's DeepStack mergers, Llama-4's adapter, Kimi-K2.5's MoonViT with its 2-D position table,
+a merge kernel of 2×3 and a projector pre-norm of projection_hidden_size) and the class's rule for a tied head.
 """
 
 import pytest
@@ -22,6 +23,11 @@ QWEN3 = dict(hidden_size=32, intermediate_size=48, depth=3, num_heads=4, patch_s
              deepstack_visual_indexes=[0, 1])
 LLAMA4 = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4, image_size=28, patch_size=14,
               vision_output_dim=40, projector_input_dim=24, projector_output_dim=24)
+KIMI_TEXT = dict(TEXT, model_type="kimi_k2", num_key_value_heads=4, moe_intermediate_size=16, n_routed_experts=4, n_shared_experts=1,
+                 num_experts_per_tok=2, first_k_dense_replace=1, q_lora_rank=16, kv_lora_rank=16, qk_rope_head_dim=8,
+                 qk_nope_head_dim=8, v_head_dim=8, n_group=1, topk_group=1)
+MOONVIT = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4, patch_size=14, pos_emb_height=5,
+               pos_emb_width=6, merge_kernel_size=[2, 3])
 CASES = [
     {"model_type": "gemma3", "text_config": dict(TEXT, head_dim=16), "vision_config": dict(SIGLIP, vision_use_head=False)},
     {"model_type": "gemma3", "text_config": dict(TEXT, head_dim=16), "vision_config": SIGLIP, "tie_word_embeddings": False},
@@ -35,6 +41,8 @@ CASES = [
     {"model_type": "qwen3_vl_moe", "text_config": dict(TEXT, head_dim=16, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=24),
      "vision_config": QWEN3},
     {"model_type": "llama4", "text_config": dict(TEXT, head_dim=16, intermediate_size_mlp=80, num_local_experts=4), "vision_config": LLAMA4},
+    {"model_type": "kimi_k25", "text_config": KIMI_TEXT, "vision_config": MOONVIT},  # tied by default; pre-norm of 1152
+    {"model_type": "kimi_k25", "text_config": KIMI_TEXT, "vision_config": MOONVIT, "tie_word_embeddings": False, "projection_hidden_size": 32},
 ]
 
 

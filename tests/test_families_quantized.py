@@ -125,7 +125,7 @@ def test_gptq_and_awq_store_their_tensors_by_group():
 
 
 @pytest.mark.parametrize("quantization, message", [
-    ({"quant_method": "compressed-tensors"}, "quant_method 'compressed-tensors' is not modelled"),
+    ({"quant_method": "compressed-tensors"}, "'config_groups' must be an object of quantization groups"),
     ({"quant_method": "hqq"}, "quant_method 'hqq' is not modelled"),
     ({"quant_method": "fp8", "activation_scheme": "static"}, "'weight_block_size' must be two positive block sizes"),
     ({"quant_method": "gptq", "bits": 3}, "'bits' must be 4 or 8"),

@@ -619,3 +619,98 @@ DERIVATIONS = (
     decode_step, prefill_time, e2e, tpot, throughput, per_user, static_batch, continuous_step, continuous_batch,
     chunked_ttft, speculative_tokens, speculative_speedup, disaggregated, replicas, cost, energy,
 )
+
+
+# --- DeepSeek sparse attention: the indexer over every position, the attention over its top k_top ----------------------
+
+def indexer_time() -> Derivation:
+    from llm_formulas.formulas.vocabulary.symbols import d_idx, n_idx, t_kv
+
+    d = Derivation("serving.time.indexer", "The indexer's share of a sparse-attention decoding step", (S.DSA_ENGINE, S.ROOFLINE))
+    flops = d.defines("F_idx", b * S.l_attn * s_ctx * 2 * n_idx * (d_idx + 1) * u_flop,
+                      "in each attention layer and sequence, every one of the s_ctx cached keys: each of the n_idx heads' "
+                      "q·k (d_idx multiply-adds) and its weight in the sum over heads (one more)")
+    d.equals("as the forward's per pair", b * S.l_attn * s_ctx * 2 * arch.INDEXER_PER_POSITION.xreplace({arch.dsa: 1}) * u_flop,
+             "the indexer's term of the forward's score width (flops.decoder.attention.scores), per query-key pair", of="F_idx")
+    read = d.defines("R_idx", b * S.l_attn * s_ctx * d_idx * q_kv,
+                     "the s_ctx cached indexer keys, d_idx values each at q_KV bytes, whole on every TP rank as MLA's latent")
+    d.defines("T_idx", flops / (t * X * eta_dec) + read / (t_kv * W_mem * eta_hbm),
+              "at the decoding step's rates: FLOPs at η_dec of the t GPUs' peak, bytes at η_HBM of the bandwidth")
+    d.concludes("serving.time.indexer")
+    return d
+
+
+def decode_step_sparse() -> Derivation:
+    from llm_formulas.formulas.vocabulary.symbols import dsa, k_top
+
+    d = Derivation("serving.time.decode_step.sparse", "A sparse-attention decoding step", (S.DSA_ENGINE, S.ROOFLINE))
+    selected = d.defines("N_sel", S.l_attn * sp.Min(s_ctx, k_top),
+                         "positions the attention reads per sequence: the k_top the indexer keeps in each attention layer, "
+                         "every cached one while s_ctx ≤ k_top")
+    attention = d.defines("T_attn", get("serving.time.decode_step").at(dsa=0, N_kv=selected),
+                          "the engine's step over N_sel positions, each the latent r_KV + d_rope (σ_DSA = 0: the indexer's key "
+                          "is read by the indexer, below)")
+    d.defines("T_dec^DSA", attention + get("serving.time.indexer").part, "and the indexer over all s_ctx positions")
+    d.concludes("serving.time.decode_step.sparse")
+    return d
+
+
+def e2e_sparse() -> Derivation:
+    from llm_formulas.formulas.vocabulary.symbols import k_top
+
+    d = Derivation("serving.time.e2e.sparse", "A sparse-attention batch's latency", (S.DSA_ENGINE, S.ORCA))
+    attention = d.defines("T_attn, summed", get("serving.time.e2e").at(dsa=0, l_win=S.l_attn, W=k_top),
+                          "the prefill and the steps' attention: min(s_ctx, k_top) positions at context s_ctx is what a "
+                          "window of k_top reads, so serving.time.e2e with every attention layer such a window sums it")
+    indexer = d.defines("T_idx, summed", steps * get("serving.time.indexer").at(s_ctx=s_in + s_out / 2),
+                        "linear in s_ctx: over the contexts s_in + 1 … s_in + s_out − 1, s_out − 1 times its value at their "
+                        "mean s_in + s_out/2")
+    d.equals("step by step", sp.summation(as_sympy(S.indexer_time.dimensioned).xreplace({s_ctx: s_in + j_step}), (j_step, 1, steps)),
+             "SymPy's sum of the indexer's time over the steps", of="T_idx, summed", aside=True)
+    d.defines("T_e2e^DSA", attention + indexer, "together")
+    d.concludes("serving.time.e2e.sparse")
+    return d
+
+
+def kv_read_sparse() -> Derivation:
+    from llm_formulas.formulas.vocabulary.symbols import d_idx, k_top
+
+    d = Derivation("serving.decode.kv_read.sparse", "Cache bytes a sparse-attention decoding step reads", (S.DSA_ENGINE, S.CACHE))
+    latents = d.defines("R_sel", get("serving.decode.kv_read").at(dsa=0, l_win=S.l_attn, W=k_top),
+                        "the latents of the min(s_ctx, k_top) selected positions per layer: serving.decode.kv_read with "
+                        "every attention layer a window of k_top and the position's bytes without the indexer key")
+    keys = d.defines("R_idx", b * S.l_attn * s_ctx * d_idx * q_kv, "every cached indexer key, d_idx values, read to score it")
+    d.defines("R_KV^DSA", latents + keys, "together")
+    d.concludes("serving.decode.kv_read.sparse")
+    return d
+
+
+def attention_sparse() -> Derivation:
+    from llm_formulas.formulas.vocabulary.symbols import k_top
+
+    d = Derivation("serving.decode.attention.flops.sparse", "A sparse-attention decoding step's attention",
+                   (S.DSA_ENGINE, arch.DEEPSEEK_V2))
+    selected = d.defines("F_sel", get("serving.decode.attention.flops").at(N_kv=S.l_attn * sp.Min(s_ctx, k_top)),
+                         "absorbed MLA over the min(s_ctx, k_top) positions each layer selects")
+    scores = d.defines("F_idx", b * S.l_attn * s_ctx * S.INDEXER_PAIR, "the indexer's scores of every cached position")
+    d.defines("F_dec^DSA", selected + scores, "together")
+    d.concludes("serving.decode.attention.flops.sparse")
+    return d
+
+
+def prefill_sparse() -> Derivation:
+    from llm_formulas.formulas.vocabulary.symbols import k_top
+
+    d = Derivation("serving.prefill.flops.sparse", "A sparse-attention prefill", (S.DSA_ENGINE, S.FLOP_COUNTER))
+    windowed = d.defines("F_pf, k_top window", get("serving.prefill.flops.causal").at(l_win=S.l_attn, W=k_top),
+                         "query i attends its min(i, k_top) selected keys: the causal prefill with every attention layer a "
+                         "window of k_top (its score width includes the indexer's per-pair term, counted here at those pairs only)")
+    m = sp.Min(s_in, k_top)
+    beyond = d.defines("pairs beyond the selection", s_in * (s_in + 1) / 2 - (s_in * m - m * (m - 1) / 2),
+                       "the indexer scores all i keys of query i: the causal pairs less the selected ones")
+    d.defines("F_pf^DSA", windowed + b * S.l_attn * S.INDEXER_PAIR * beyond, "the indexer's scores of those pairs added back")
+    d.concludes("serving.prefill.flops.sparse")
+    return d
+
+
+DERIVATIONS = DERIVATIONS + (indexer_time, decode_step_sparse, e2e_sparse, kv_read_sparse, attention_sparse, prefill_sparse)

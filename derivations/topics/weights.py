@@ -6,7 +6,7 @@ import sympy as sp
 
 from llm_formulas.derivations.vocabulary.engine import Derivation
 from llm_formulas.formulas.vocabulary.symbols import B_c, B_q, B_q2, B_r, G_q, c_byte, d_in, d_out, n_bits
-from llm_formulas.formulas.topics.weights import AWQ, FINEGRAINED, GPT_OSS, GPTQ, INT8, MX, QLORA, TRANSFORMERS_FP8
+from llm_formulas.formulas.topics.weights import AWQ, COMPRESSED, FINEGRAINED, GPT_OSS, GPTQ, INT8, MODELOPT, MX, QLORA, TRANSFORMERS_FP8
 
 BYTE = c_byte
 
@@ -89,4 +89,33 @@ def int8() -> Derivation:
     return d
 
 
-DERIVATIONS = (fp8_block, mxfp4, gptq, awq, nf4, nf4_double, int8)
+def int_packed() -> Derivation:
+    d = Derivation("memory.weights.int_packed", "A compressed-tensors pack-quantized matrix", (COMPRESSED,))
+    packed = d.defines("M_packed", _packed(d_out, d_in), "weight_packed [d_out, d_in·n_bits/32] int32")
+    scales = d.defines("M_scale", d_out * (d_in / G_q) * 2 * BYTE, "weight_scale [d_out, d_in/G] bf16 (symmetric: no zero point)")
+    shape = d.defines("M_shape", 2 * 4 * BYTE, "weight_shape [2] int32: the unpacked matrix's shape")
+    d.defines("M_pack", packed + scales + shape, "the three tensors", parts=("M_packed", "M_scale", "M_shape"))
+    d.concludes("memory.weights.int_packed")
+    return d
+
+
+def nvfp4() -> Derivation:
+    d = Derivation("memory.weights.nvfp4", "An NVFP4 matrix", (MODELOPT, COMPRESSED))
+    values = d.defines("M_W", d_out * (d_in / 2) * BYTE, "weight (weight_packed) [d_out, d_in/2] uint8: two E2M1 values a byte")
+    scales = d.defines("M_s", d_out * (d_in / 16) * BYTE, "weight_scale [d_out, d_in/16] float8_e4m3fn: one per 16 inputs")
+    scalars = d.defines("M_2", 2 * 4 * BYTE, "weight_scale_2 and input_scale (weight_global_scale and input_global_scale) fp32 scalars")
+    d.defines("M_NVFP4", values + scales + scalars, "4 + 8/16 = 4.5 bits a weight, and 8 bytes", parts=("M_W", "M_s", "M_2"))
+    d.concludes("memory.weights.nvfp4")
+    return d
+
+
+def fp8_tensor() -> Derivation:
+    d = Derivation("memory.weights.fp8_tensor", "A per-tensor FP8 matrix", (MODELOPT,))
+    values = d.defines("M_W", d_out * d_in * BYTE, "weight [d_out, d_in] float8_e4m3fn")
+    scalars = d.defines("M_2", 2 * 4 * BYTE, "weight_scale and input_scale: fp32 scalars")
+    d.defines("M_FP8^tensor", values + scalars, "the three tensors", parts=("M_W", "M_2"))
+    d.concludes("memory.weights.fp8_tensor")
+    return d
+
+
+DERIVATIONS = (fp8_block, mxfp4, gptq, awq, nf4, nf4_double, int8, int_packed, nvfp4, fp8_tensor)

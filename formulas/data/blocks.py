@@ -398,7 +398,7 @@ def classic_values() -> dict[str, int]:
         "E": 1, "k": 1, "l_moe": 0, "d_sh": 0, "sh_gate": 0, "router_bias": 0, "all_experts": 0, "mla": 0, "q_lora": 0,
         "r_q": 0, "r_kv": 0, "d_rope": 0, "d_nope": 0, "d_v": 0, "l_win": 0, "W": 1, "n_mtp": 0, "emb_norm": 0,
         "l_mamba": 0, "l_ssd": 0, "l_lru": 0, "l_gdn": 0, "l_noattn": 0, "l_nomlp": 0, "qk_norm": 0, "qk_norm_full": 0, "sink": 0,
-        "attn_gate": 0, "kv_expand": 0, "x_attn": 0, "score_bias": 0, "moe_lat": 0, "d_lat": 0, "dsa": 0, "n_idx": 0, "d_idx": 0, **NEUTRAL,
+        "attn_gate": 0, "kv_expand": 0, "x_attn": 0, "score_bias": 0, "moe_lat": 0, "d_lat": 0, "dsa": 0, "n_idx": 0, "d_idx": 0, "k_top": 0, **NEUTRAL,
     }
 
 

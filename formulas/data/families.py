@@ -335,9 +335,9 @@ def _dsa(model_type: str, title: str, heads: int, defaults: dict, every_layer: R
             v=Key("v_head_dim", default=defaults["v"]))),
         experts=dataclasses.replace(base.experts, layout=_mlp_layer_types(3), score_bias=1),
         extra={"n_mtp": Count("num_nextn_predict_layers", 0), "dsa": every_layer,
-               "n_idx": Key("index_n_heads", default=heads), "d_idx": Key("index_head_dim", default=128)},
-        not_structural={**DEEPSEEK_UNREAD, "index_topk": "how many keys each query keeps: no weight or cache depends on it "
-                                                        "(eager attention still scores every pair and masks the rest)"},
+               "n_idx": Key("index_n_heads", default=heads), "d_idx": Key("index_head_dim", default=128),
+               "k_top": Key("index_topk", default=2048)},  # no weight or cache depends on it; serve prices attention at it
+        not_structural=DEEPSEEK_UNREAD,
         why_not="multi-head latent attention with DeepSeek sparse attention's indexer",
     )
 
@@ -809,18 +809,18 @@ FAMILIES: dict[str, Family] = {f.model_type: f for f in (
 )}
 
 
-# Model types transformers 5.24 builds that no declaration here can state exactly: refused with the reason, never
-# counted as a near family (issue 35). Each reason is what its modeling file builds that no block declares.
+# Model types transformers 5.24 builds (each has its modeling file) that no declaration here can state exactly: refused
+# with the reason, never counted as a near family (issue 35). Each reason names what its modeling file builds that the
+# general decoder's one attention block, one MLP block and one expert block per model cannot state.
 REFUSED: dict[str, str] = {
-    "deepseek_v4": "compressed sparse attention (HCA and CSA compressors with an indexer), hyper-connections and hash "
-                   "routing (modeling_deepseek_v4.py), which no block here declares",
-    "gemma4": "per-layer attention shapes (per_layer_config), KV sharing across layers with double-wide MLPs and audio and "
-              "vision towers (modeling_gemma4.py), which no block here declares",
-    "kimi_k25": "its MoonViT vision tower and projector (modeling_kimi_k25.py) are not declared; its text model is "
-                "DeepSeek-V3's (a text-only kimi_k2 config is counted)",
-    "mimo_v2_flash": "its sliding layers have twice the full layers' KV heads and sinks of their own (MiMoV2FlashAttention), "
-                     "which one attention block per model cannot state",
-    "step3p7": "per-layer head counts (num_attention_heads_per_layer), a gate projection and a vision tower with "
-               "convolutional downsamplers (modeling_step3p7.py), which no block here declares",
+    "deepseek_v4": "per-layer compressed attention (compress_ratios: HCA and CSA compressors, an indexer of their own), "
+                   "hyper-connections of hc_mult streams, hash-routed first layers (num_hash_layers) and a grouped "
+                   "low-rank output projection (o_groups, o_lora_rank) in modeling_deepseek_v4.py",
+    "gemma4": "attention shaped per layer (per_layer_config), per-layer input embeddings (hidden_size_per_layer_input), "
+              "layers that reuse an earlier layer's keys and values (num_kv_shared_layers) with double-wide MLPs, and a "
+              "MoE block beside the dense MLP with a scaled router (modeling_gemma4.py)",
+    "mimo_v2_flash": "its sliding layers have twice the full layers' key/value heads and sinks of their own, and every "
+                     "layer's values are narrower than its keys (v_head_dim 128, head_dim 192; MiMoV2FlashAttention)",
+    "step3p7": "its sliding layers have their own head count (num_sliding_attention_heads), every layer a head gate "
+               "(g_proj), and its vision tower layer scales and two convolutional downsamplers (modeling_step3p7.py)",
 }
-

@@ -18,7 +18,7 @@ from llm_formulas.formulas.vocabulary.expressions import as_sympy
 from llm_formulas.formulas.data.blocks import MAX_SIZE, Config, ConfigError, Family, Layer, read_family, short
 from llm_formulas.formulas.data.families import FAMILIES, REFUSED
 from llm_formulas.formulas.data.multimodal import MULTIMODAL, Piece, tower_pieces
-from llm_formulas.formulas.data.quantization import Scheme, checkpoint_dtype_bytes, inventory, read_scheme, skipped
+from llm_formulas.formulas.data.quantization import Scheme, checkpoint_dtype_bytes, converts, inventory, read_scheme
 from llm_formulas.formulas.data.unread_keys import check_unread, unread_structural_keys
 
 __all__ = ["MAX_SIZE", "Architecture", "ConfigError", "context_window", "read_config"]
@@ -71,7 +71,7 @@ class Architecture:
         converted_params = converted_bytes = 0
         for matrix in inventory(names):
             params = matrix.count * matrix.d_in * matrix.d_out
-            if self.scheme is not None and matrix.role in self.scheme.roles and not skipped(matrix, self.scheme.skip):
+            if self.scheme is not None and converts(matrix, self.scheme):
                 each = self._matrix_bytes(matrix)
                 converted_params += params
                 converted_bytes += matrix.count * each
@@ -82,6 +82,8 @@ class Architecture:
         listed = sum(by_role.values()) - converted_bytes
         by_role["other"] = rest * width - listed  # norms, biases, convolutions, positions, the towers
         buffers = 4 * names["score_bias"] * names["E"] * names["l_moe"]  # fp32 routing-score correction biases
+        if self.scheme is not None:  # ModelOpt's FP8 cache: an fp32 k_scale and v_scale in each attention layer
+            buffers += self.scheme.kv_scale_bytes * (names["l"] - names["l_noattn"] - sum(names[n] for n in ("l_mamba", "l_ssd", "l_lru", "l_gdn")))
         if buffers:
             by_role["buffers"] = buffers
         return {"bytes": converted_bytes + rest * width + buffers, "parameters": total, "scheme": None if self.scheme is None else self.scheme.method,
@@ -89,14 +91,16 @@ class Architecture:
                 "unquantized": {"parameters": rest, "bytes": rest * width}, "by_role": by_role}
 
     def _matrix_bytes(self, matrix) -> int:
+        """One matrix as the scheme stores it; a fused pair as its two matrices where the checkpoint keeps them apart."""
         from llm_formulas.formulas.vocabulary.catalogue import get
 
+        parts = matrix.parts if self.scheme.split_fused else 1
         sizes = dict(self.scheme.values)
         if sizes.get("G_q") == -1:  # one group per input row set: the whole input
             sizes["G_q"] = matrix.d_in
-        sizes.update({"d_in": matrix.d_in, "d_out": matrix.d_out})
+        sizes.update({"d_in": matrix.d_in, "d_out": matrix.d_out // parts})
         values = {S.quantity(name).symbol: value for name, value in sizes.items()}
-        return Architecture(self.model_type, values).evaluate(get(self.scheme.formula_id).dimensioned)
+        return parts * Architecture(self.model_type, values).evaluate(get(self.scheme.formula_id).dimensioned)
 
     def tower_parameters(self) -> dict[str, int]:
         """The vision tower's and the projector's parameters (empty for a text-only model)."""

@@ -1,11 +1,11 @@
 """Multimodal checkpoints: the text decoder from text_config, the vision tower and projector counted apart.
 
-A multimodal config.json (gemma3, mistral3, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, llama4) holds a text_config, read
+A multimodal config.json (gemma3, mistral3, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, llama4, qwen3_5, kimi_k25) holds a text_config, read
 by its text family (formulas/data/families.py), and a vision_config. Its tower is declared here as data, like a
 family: the encoder layer's sizes and switches (read by the general block, params.decoder.layer), the patch stem,
 the position table, the tower's own norms and the projector's linear layers and norms (formulas/topics/towers.py). The
 counts are what transformers 5.24's ...ForConditionalGeneration builds; FLOPs and the cache are the text
-decoder's. Where the head is tied is each config class's rule: Gemma-3 and Mistral-3 by the top-level key
+decoder's. Where the head is tied is each config class's rule: Gemma-3, Mistral-3 and Kimi-K2.5 by the top-level key
 (default true), Qwen3-VL and Llama-4 by the top-level key (default false), Qwen2.5-VL by either key.
 """
 
@@ -174,6 +174,25 @@ LLAMA4_VISION = Tower(  # Llama-4's vision encoder, its pixel-shuffle adapter an
 )
 
 
+KERNEL_MERGED = Rule("h·k_h·k_w (merge_kernel_size)", lambda c, v: v["h"] * _kernel_area(c))
+MOONVIT = Tower(  # Kimi-K2.5's MoonViT and its patch-merger projector (modeling_kimi_k25.py, Kimi_K25VisionModel)
+    "MoonViT",
+    block={"h": Key("hidden_size", default=1152), "a": Key("num_attention_heads", default=16), "d_head": HEAD,
+           "d_ff": Key("intermediate_size", default=4304), "gated": 0, "b_q": 1, "b_o": 1, "b_mlp": 1, "norm_bias": 1, "n_norm": 2},
+    layers=Key("num_hidden_layers", default=27),
+    stem={"C_img": 3, "P_img": Key("patch_size", default=14), "P_t": 1, "b_patch": 1},
+    positions={"n_vpos": Rule("pos_emb_height · pos_emb_width (a 2-D table; the time axis is a fixed sinusoid, no weight)",
+                              lambda c, v: c.size("pos_emb_height", default=64) * c.size("pos_emb_width", default=64))},
+    norms=1,  # final_layernorm
+    projector=(
+        Norm("mm_projector.pre_norm", Rule("projection_hidden_size", lambda c, v: v["proj_h"]), 1),
+        Linear("mm_projector.in_proj", KERNEL_MERGED, KERNEL_MERGED, 1),
+        Linear("mm_projector.out_proj", KERNEL_MERGED, TEXT_H, 1),
+    ),
+    top={"proj_h": Rule("projection_hidden_size (default 1152)", lambda c, v: _projection_width(c))},
+)
+
+
 def _feature_layers(config: Config) -> int:
     layer = config.get("vision_feature_layer", -1)
     if isinstance(layer, list) and layer:
@@ -181,6 +200,22 @@ def _feature_layers(config: Config) -> int:
     if isinstance(layer, bool) or not isinstance(layer, int):
         raise config.fail("vision_feature_layer", "a layer index or a list of them", layer)
     return 1
+
+
+def _kernel_area(config: Config) -> int:
+    """MoonViT's merge_kernel_size [k_h, k_w]: k_h·k_w patches concatenated into one token for the projector."""
+    kernel = config.get("merge_kernel_size", [2, 2])
+    if (not isinstance(kernel, list) or len(kernel) != 2
+            or any(isinstance(k, bool) or not isinstance(k, int) or not 0 < k <= 64 for k in kernel)):
+        raise config.fail("merge_kernel_size", "two positive integers [k_h, k_w]", kernel)
+    return kernel[0] * kernel[1]
+
+
+def _projection_width(config: Config) -> int:
+    """Kimi-K2.5's projection_hidden_size: the width of the projector's pre-norm (null builds no norm in transformers)."""
+    if config.setting("projection_hidden_size", 1152) is None:
+        raise config.fail("projection_hidden_size", "a positive integer (transformers builds its LayerNorm of it)", None)
+    return config.size("projection_hidden_size", default=1152)
 
 
 def _deepstack(config: Config) -> int:
@@ -199,6 +234,7 @@ MULTIMODAL: dict[str, Multimodal] = {m.model_type: m for m in (
     Multimodal("llama4", "Llama 4 Scout, Maverick (with the vision encoder)", "llama4_text", LLAMA4_VISION, _tied(False)),
     Multimodal("qwen3_5", "Qwen3.5 dense (with its ViT)", "qwen3_5_text", QWEN3_5_VISION, _tied(False)),
     Multimodal("qwen3_5_moe", "Qwen3.5 MoE, Qwen3.6 MoE (with its ViT)", "qwen3_5_moe_text", QWEN3_5_VISION, _tied(False)),
+    Multimodal("kimi_k25", "Kimi-K2.5, Kimi-K2.6 (DeepSeek-V3's text model with MoonViT)", "deepseek_v3", MOONVIT, _tied(True)),
 )}
 
 

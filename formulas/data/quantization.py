@@ -2,7 +2,9 @@
 
 ``read_scheme`` reads a config.json's quantization_config: FP8 block-scaled (quant_method "fp8", weight_block_size;
 DeepSeek-V3/R1, Kimi-K2, Qwen3-FP8), MXFP4 (gpt-oss), GPTQ and AWQ (bits, group_size), bitsandbytes (4-bit NF4/FP4
-with or without double quantization, or LLM.int8()). Any other quant_method is refused, naming it. The parameter
+with or without double quantization, or LLM.int8()), compressed-tensors (symmetric pack-quantized int4/int8 by group or
+channel, NVFP4) and NVIDIA ModelOpt (NVFP4, per-tensor FP8). Any other quant_method, format or layout is refused,
+naming it. The parameter
 count does not change. ``stored_bytes`` lists the model's weight matrices by role (attention, MLP, experts, shared
 experts, router, recurrent mixer, embedding, head), prices each matrix the scheme converts by its
 memory.weights.* formula, and everything else (the matrices it leaves alone, norms, biases, convolutions) at the
@@ -13,11 +15,17 @@ and the fused experts; MXFP4 the experts only; GPTQ and AWQ every linear layer o
 by one; bitsandbytes every nn.Linear (the fused 3-D experts of transformers 5.24 are not nn.Linear and stay
 16-bit). None converts the embedding, the head or the router; modules_to_not_convert (and llm_int8_skip_modules)
 take more out, matched against the module names as transformers spells them (model.layers.*.self_attn, lm_head).
+compressed-tensors converts the modules its config groups target ("Linear": every linear layer, the head included;
+"re:" patterns by name) less those its ignore list names ("re:" patterns too); ModelOpt every linear layer less its
+ignore (exclude_modules) list. Both store a fused pair (the experts' gate and up) as its two matrices, each with its
+own scales, as the original modules are; an exclusion of one layer only (model.layers.3.mlp) is refused, the counts
+pricing every layer of a kind alike. ModelOpt's FP8 cache adds an fp32 k_scale and v_scale to each attention layer.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
 
 from llm_formulas.formulas.data.blocks import Config, ConfigError, short
@@ -35,6 +43,9 @@ class Scheme:
     values: dict[str, int]
     roles: frozenset[str]
     skip: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()  # "re:" patterns a matrix's name must match (compressed-tensors' targets); () any
+    split_fused: bool = False  # the checkpoint stores a fused pair as its two matrices (compressed-tensors, ModelOpt)
+    kv_scale_bytes: int = 0  # bytes of cache scales per attention layer (ModelOpt's FP8 cache: k_scale and v_scale)
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,7 @@ class Matrix:
     d_out: int
     count: int
     bias: int = 0  # 1 if it has a bias of d_out (stored at the checkpoint's dtype with the unquantized values)
+    parts: int = 1  # matrices of d_out/parts rows fused into this one (the experts' gate_up_proj: 2)
 
 
 def read_scheme(config: dict, model_type: str) -> Scheme | None:
@@ -93,8 +105,90 @@ def read_scheme(config: dict, model_type: str) -> Scheme | None:
             formula_id = "memory.weights.nf4.double" if double else "memory.weights.nf4"
             return Scheme(f"{kind}-double" if double else kind, formula_id, {"B_q": 64, "B_q2": 256}, linear, skip)
         raise ConfigError(f"{model_type} quantization_config: bitsandbytes without load_in_4bit or load_in_8bit")
+    if method == "compressed-tensors":
+        return _compressed_tensors(data, q)
+    if method == "modelopt":
+        return _modelopt(data, Config(data.get("quantization") or data, q.model_type))
     raise ConfigError(f"{model_type} config: 'quantization_config' quant_method {short(method)} is not modelled "
-                      "(known: fp8 block-scaled, mxfp4, gptq, awq, bitsandbytes)")
+                      "(known: fp8 block-scaled, mxfp4, gptq, awq, bitsandbytes, compressed-tensors, modelopt)")
+
+
+CT_FORMATS = ("pack-quantized", "nvfp4-pack-quantized")
+
+
+def _compressed_tensors(data: dict, q: Config) -> Scheme:
+    """compressed-tensors: one weight scheme over its config groups, a format whose tensors the formulas state."""
+    if data.get("quantization_status", "compressed") != "compressed":
+        raise q.fail("quantization_status", "'compressed' (the weights stored packed)", data.get("quantization_status"))
+    groups = data.get("config_groups")
+    if not isinstance(groups, dict) or not groups or not all(isinstance(g, dict) for g in groups.values()):
+        raise q.fail("config_groups", "an object of quantization groups", groups)
+    weights = [g.get("weights") for g in groups.values()]
+    if any(w != weights[0] for w in weights) or not isinstance(weights[0], dict):
+        raise q.fail("config_groups", "groups of one weight scheme (mixed schemes are not modelled)", list(groups))
+    formats = {g.get("format") or data.get("format") for g in groups.values()}
+    fmt = formats.pop() if len(formats) == 1 else sorted(map(str, formats))
+    if fmt not in CT_FORMATS:
+        raise q.fail("format", f"one of {', '.join(CT_FORMATS)} (other layouts are not modelled)", fmt)
+    w = Config(weights[0], f"{q.model_type}.weights")
+    targets = [target for g in groups.values() for target in _names(Config(g, q.model_type), "targets")]
+    if any(t != "Linear" and not t.startswith("re:") for t in targets):
+        raise q.fail("targets", "'Linear' or 're:' module patterns", targets)
+    only = () if "Linear" in targets else tuple(targets)
+    roles = LINEAR_ROLES | {"head"}
+    skip = tuple(_names(q, "ignore"))
+    if fmt == "nvfp4-pack-quantized":
+        inputs = [g.get("input_activations") for g in groups.values()]
+        if weights[0].get("type") != "float" or w.size("num_bits") != 4 or w.size("group_size") != 16 or not all(inputs):
+            raise q.fail("config_groups", "NVFP4 weights and inputs (float, 4 bits, groups of 16)", weights[0])
+        return Scheme("nvfp4", "memory.weights.nvfp4", {}, roles, skip, only, split_fused=True)
+    bits, kind, strategy = w.size("num_bits"), weights[0].get("type"), weights[0].get("strategy")
+    if kind != "int" or bits not in (4, 8):
+        raise q.fail("weights", "int weights of 4 or 8 bits", {"type": kind, "num_bits": bits})
+    if w.flag("symmetric", True) != 1:
+        raise q.fail("symmetric", "true (zero points are not modelled)", weights[0].get("symmetric"))
+    if weights[0].get("actorder") not in (None, "static"):
+        raise q.fail("actorder", "null or 'static' (a stored group index is not modelled)", weights[0].get("actorder"))
+    if strategy not in ("group", "channel"):
+        raise q.fail("strategy", "'group' or 'channel'", strategy)
+    if any(g.get("input_activations") and not g["input_activations"].get("dynamic") for g in groups.values()):
+        raise q.fail("input_activations", "null or dynamic (static input scales are not modelled)", "static")
+    group = w.size("group_size") if strategy == "group" else -1  # -1: one group per row (the whole input)
+    return Scheme(f"int{bits}-pack", "memory.weights.int_packed", {"n_bits": bits, "G_q": group}, roles, skip, only,
+                  split_fused=True)
+
+
+def _modelopt(data: dict, q: Config) -> Scheme:
+    """NVIDIA ModelOpt: NVFP4 (groups of 16) or per-tensor FP8 in every linear layer but those its ignore list names."""
+    algo = q.get("quant_algo")
+    skip = tuple(_names(q, "ignore" if "ignore" in q.data else "exclude_modules"))
+    kv = q.get("kv_cache_quant_algo")
+    if kv not in (None, "FP8"):
+        raise q.fail("kv_cache_quant_algo", "null or 'FP8'", kv)
+    scales = 8 if kv == "FP8" else 0
+    if algo == "NVFP4":
+        if q.get("group_size", 16) != 16:
+            raise q.fail("group_size", "16 (NVFP4's block)", q.get("group_size"))
+        return Scheme("nvfp4", "memory.weights.nvfp4", {}, LINEAR_ROLES | {"head"}, skip, split_fused=True, kv_scale_bytes=scales)
+    if algo == "FP8":
+        return Scheme("fp8-tensor", "memory.weights.fp8_tensor", {}, LINEAR_ROLES | {"head"}, skip, split_fused=True,
+                      kv_scale_bytes=scales)
+    raise q.fail("quant_algo", "'NVFP4' or 'FP8' (other ModelOpt algorithms are not modelled)", algo)
+
+
+def converts(matrix: Matrix, scheme: Scheme) -> bool:
+    """Whether the scheme stores this matrix quantized: its role, its targets, less what it skips. A skip that names one
+    layer of a converted kind (model.layers.3.mlp) is refused: the counts price every layer of a kind alike."""
+    if matrix.role not in scheme.roles or skipped(matrix, scheme.skip):
+        return False
+    if scheme.targets and not skipped(matrix, scheme.targets):
+        return False
+    for pattern in scheme.skip:
+        one_layer = re.search(r"layers\.(\d+)\.", pattern)
+        if one_layer and skipped(Matrix(matrix.role, tuple(n.replace("*", one_layer[1]) for n in matrix.names), 1, 1, 1), (pattern,)):
+            raise ConfigError(f"quantization_config skips {pattern!r}, one layer of {matrix.names[0]}: a per-layer exception "
+                              "is not modelled")
+    return True
 
 
 def _names(q: Config, key: str) -> list[str]:
@@ -106,9 +200,14 @@ def _names(q: Config, key: str) -> list[str]:
 
 def skipped(matrix: Matrix, patterns: tuple[str, ...]) -> bool:
     """Whether a module-name pattern takes the matrix out: the name itself or a module above it (a glob with * or a
-    dotted name), or a name's last parts (``gate``, ``self_attn.o_proj``), as transformers' should_convert_module."""
+    dotted name), or a name's last parts (``gate``, ``self_attn.o_proj``), as transformers' should_convert_module; a
+    "re:" pattern (compressed-tensors) matches the start of a name whose layer index is a number."""
     for pattern in patterns:
         for name in matrix.names:
+            if pattern.startswith("re:"):
+                if re.match(pattern[3:], name.replace("*", "0")):
+                    return True
+                continue
             parts = name.split(".")
             prefixes = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
             suffixes = [".".join(parts[i:]) for i in range(len(parts))]
@@ -121,9 +220,9 @@ def inventory(v: dict[str, int]) -> list[Matrix]:
     """The weight matrices of a decoder with these symbol values (by name), as transformers 5.24 names them."""
     layer, found = "model.layers.*", []
 
-    def add(role: str, names: tuple[str, ...], d_in: int, d_out: int, count: int, bias: int = 0) -> None:
+    def add(role: str, names: tuple[str, ...], d_in: int, d_out: int, count: int, bias: int = 0, parts: int = 1) -> None:
         if count and d_in and d_out:
-            found.append(Matrix(role, names, d_in, d_out, count, bias))
+            found.append(Matrix(role, names, d_in, d_out, count, bias, parts))
 
     attending = v["l"] - v["l_mamba"] - v["l_ssd"] - v["l_lru"] - v["l_gdn"] - v["l_noattn"]
     attn = f"{layer}.self_attn"
@@ -175,7 +274,7 @@ def _mlp(add, role: str, prefix: str, h: int, width: int, gated: int, count: int
         return tuple(f"{block}.{leaf}" for block in blocks)
 
     if gated and fused:
-        add(role, names("gate_up_proj"), h, 2 * width, count, bias)
+        add(role, names("gate_up_proj"), h, 2 * width, count, bias, parts=2)
     else:
         for leaf in (("gate_proj", "up_proj") if gated else ("up_proj",)):
             add(role, names(leaf), h, width, count, bias)

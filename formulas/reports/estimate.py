@@ -219,7 +219,7 @@ def unpredicted(layout: Layout, inputs: Inputs) -> str | None:
 UNPRICED_LAYERS = (("l_mamba", "Mamba"), ("l_ssd", "Mamba-2"), ("l_lru", "RG-LRU"), ("l_gdn", "gated delta-net"),
                    ("l_noattn", "mixer-less"), ("l_nomlp", "MLP-less"))
 UNPRICED_BLOCKS = (("x_attn", "cross-attention"), ("attn_gate", "an attention output gate"),
-                   ("dsa", "DeepSeek sparse attention (its decoding's top-k selection)"))
+                   ("dsa", "DeepSeek sparse attention (its top-k selection)"))
 
 
 def unpriced(model: dict[str, int]) -> str | None:

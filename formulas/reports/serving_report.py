@@ -14,6 +14,9 @@ Glue over formulas/topics/serving.py, nothing of its own but the choices below (
 - a decoding step reads the E_hit experts b tokens reach under uniform routing (``serving.decode.experts_touched``;
   all E where the implementation runs every expert), a prefill those b·s_in tokens reach;
 - FLOPs: the step's GEMMs and an engine's attention (MLA absorbed), the prefill's causal count (fused kernels);
+- DeepSeek sparse attention (σ_DSA = 1): the attention reads and computes over the min(s_ctx, k_top) positions its
+  indexer selects, the indexer scores and reads the keys of all s_ctx (``serving.time.decode_step.sparse``,
+  ``serving.time.e2e.sparse``, ``serving.prefill.flops.sparse``); the cache holds every position as before;
 - memory per GPU: the weights, the cache of b sequences at s_in + s_out tokens in blocks of 16 (PagedAttention), and a
   workspace for a forward of up to 8192 tokens; the largest batch (the KV wall, ``kv_wall``) solves the same sum with
   the workspace at its own batch, so it fits and one more does not; the longest context solves the unpaged form;
@@ -139,21 +142,26 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     read_decode = ev("serving.decode.weights_read", **(values | {"E_hit": hit_decode}))
     read_prefill = ev("serving.decode.weights_read", **(values | {"b": b * s_in, "E_hit": hit_prefill}))
     flops_decode = ev("serving.decode.flops.linear", **values)
-    flops_prefill = ev("serving.prefill.flops.causal", **values)
+    sparse = bool(model.get("dsa"))  # DeepSeek sparse attention: the serving.*.sparse forms
+    flops_prefill = ev("serving.prefill.flops.sparse" if sparse else "serving.prefill.flops.causal", **values)
     dispatch = {phase: ops.where(e > 1, 2 * model["l_moe"] * ev("serving.time.alltoall", **(values | {
         "x_msg": model["k"] * tokens * model["h"] * Q_ACTIVATION})), 0) for phase, tokens in (("decode", b), ("prefill", b * s_in))}
 
     prefill = ev("serving.time.prefill", **(values | {"F_fwd": flops_prefill, "R_w": read_prefill})) + dispatch["prefill"]
-    total = ev("serving.time.e2e", **(values | {"T_pf": prefill, "F_fwd": flops_decode, "R_w": read_decode})) \
-        + (s_out - 1) * dispatch["decode"]
+    total = ev("serving.time.e2e.sparse" if sparse else "serving.time.e2e",
+               **(values | {"T_pf": prefill, "F_fwd": flops_decode, "R_w": read_decode})) + (s_out - 1) * dispatch["decode"]
     tpot = ev("serving.time.tpot", **(values | {"T_e2e": total, "T_pf": prefill}))
 
     mean_context = (2 * s_in + s_out) / 2  # the mean of the contexts s_in + 1 … s_in + s_out − 1
     at_mean = values | {"s_ctx": mean_context}
     positions = ev("serving.decode.context", **at_mean)
-    cache_read = ev("serving.decode.kv_read", **at_mean)
+    cache_read = ev("serving.decode.kv_read.sparse" if sparse else "serving.decode.kv_read", **at_mean)
     cache_per_gpu = ev("serving.memory.kv", **(at_mean | {"p": 1}))  # the positions over min(t, g) (MLA: 1), states over t
-    step = decode_terms(values | {"N_kv": positions}, flops_decode, read_decode, cache_per_gpu, dispatch["decode"], ev)
+    if sparse:  # what a step reads of it: the selected positions' latents and every indexer key
+        top_k = {"dsa": 0, "l_win": ev("serving.decode.context", **(values | {"s_ctx": 1, "l_win": 0})), "W": model["k_top"]}
+        cache_per_gpu = (ev("serving.memory.kv", **(at_mean | {"p": 1} | top_k)) + cache_per_gpu
+                         - ev("serving.memory.kv", **(at_mean | {"p": 1, "dsa": 0})))
+    step = decode_terms(at_mean | {"N_kv": positions}, flops_decode, read_decode, cache_per_gpu, dispatch["decode"], ev, sparse)
     first = prefill_terms(values, flops_prefill, read_prefill, dispatch["prefill"], ev)
 
     longest = s_in + s_out
@@ -193,7 +201,8 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
         "experts_touched": {"decode": hit_decode, "prefill": hit_prefill},
         "weights_read_bytes": read_decode,
         "kv_read_bytes": cache_read,
-        "flops": {"decode_step": flops_decode + ev("serving.decode.attention.flops", **(values | {"N_kv": positions})),
+        "flops": {"decode_step": flops_decode + ev("serving.decode.attention.flops.sparse" if sparse else "serving.decode.attention.flops",
+                                                   **(at_mean | {"N_kv": positions})),
                   "prefill": flops_prefill},
     }
     real = _real(ops)
@@ -220,15 +229,17 @@ def kv_wall(room: object, per_sequence: object, per_token: object, s_in: object,
 
 
 def decode_terms(values: dict, flops: object, weights_read: object, cache_per_gpu: object, dispatch: object,
-                 ev: Evaluator) -> dict:
-    """One decoding step's time by term (serving.time.decode_step): compute, HBM (weights, cache), fixed, links."""
+                 ev: Evaluator, sparse: bool = False) -> dict:
+    """One decoding step's time by term (serving.time.decode_step, or .sparse at s_ctx): compute, HBM (weights, the
+    cache bytes a GPU reads), fixed, links."""
     t, hbm = values["t"], values["W_mem"] * values["eta_hbm"]
-    attention = ev("serving.decode.attention.flops", **values)
+    attention = ev("serving.decode.attention.flops.sparse" if sparse else "serving.decode.attention.flops", **values)
     compute = (flops + attention) / (t * values["X"] * values["eta_dec"])
     memory_weights = weights_read / (t * hbm)
     memory_cache = cache_per_gpu / hbm
     fixed = values["l"] * values["tau_L"]
-    step = ev("serving.time.decode_step", **(values | {"F_fwd": flops, "R_w": weights_read}))
+    step = ev("serving.time.decode_step.sparse" if sparse else "serving.time.decode_step",
+              **(values | {"F_fwd": flops, "R_w": weights_read}))
     terms = {"compute_seconds": compute, "weights_seconds": memory_weights, "kv_seconds": memory_cache,
              "fixed_seconds": fixed, "link_seconds": step - compute - memory_weights - memory_cache - fixed + dispatch}
     return terms | {"seconds": step + dispatch}

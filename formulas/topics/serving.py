@@ -51,8 +51,8 @@ from llm_formulas.formulas.vocabulary.symbols import t_kv  # noqa: F401 - servin
 from llm_formulas.formulas.vocabulary.symbols import (
     B_q, E, E_hit, F_fwd, F_pf, M_gpu, M_w, M_ws, N_kv, N_ssm, P, R_out, R_req, R_w, T_e2e, T_pf, T_tok, V, W, W_gpu,
     W_mem, W_pp, W_tp, X, a, alpha_acc, b, b_pf, c_draft, c_hour, c_rent, c_step, d_emb, d_ff, d_head, d_kh, d_lru, d_nope,
-    d_rope, d_ssm, d_v, d_vh, e, eta_dec, eta_hbm, eta_pf, g, gamma_spec, gated, h, k, k_conv, l, l_gdn, l_lru, l_mamba,
-    l_moe, l_ssd, l_win, mla, n, n_blk, n_chunk, n_dec, n_grp, n_kh, n_pf, n_ssmh, n_vh, p, pos_table, proj_emb, q, q_bf16,
+    d_idx, d_rope, d_ssm, d_v, d_vh, dsa, e, eta_dec, eta_hbm, eta_pf, g, gamma_spec, gated, h, k, k_conv, l, l_gdn, l_lru, l_mamba,
+    k_top, l_moe, l_ssd, l_win, mla, n, n_blk, n_chunk, n_dec, n_grp, n_idx, n_kh, n_pf, n_ssmh, n_vh, p, pos_table, proj_emb, q, q_bf16,
     q_int4, q_kv, q_s, q_w, r_dt, r_kv, s_ctx, s_in, s_long, s_out, t, tau_L, tau_ar, tied, u_flop, u_param, u_seq, w_lru,
     x_msg,
 )
@@ -682,4 +682,83 @@ energy = formula(
     sources=[Source("touvron2023b", "Table 2, power consumption (W)")],
     related=["energy.training"],
     symbol_latex=r"E_{tok}",
+)
+
+
+# --- DeepSeek sparse attention: the indexer scores every cached position, the attention reads its top k_top -----------
+
+DSA_ENGINE = Source("transformers", "models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer scores every "
+                    "cached key and keeps index_topk of them, the attention reads only those")
+SPARSE = Condition("σ_DSA = 1 (DeepSeek-V3.2, GLM-5): every attention layer is MLA with an indexer of its own, no window, "
+                   "no recurrent layer", sp.Eq(dsa, 1))
+TOP_K = {"dsa": 0, "l_win": l_attn, "W": k_top}  # the attention as if every layer kept a window of k_top: min(i, k_top) keys each
+INDEXER_PAIR = 2 * n_idx * (d_idx + 1) * u_flop  # its n_idx heads' q·k and the weighted sum over heads, per query-key pair
+indexer_time = formula(
+    "serving.time.indexer",
+    b * l_attn * s_ctx * (INDEXER_PAIR / (t * X * eta_dec) + d_idx * q_kv / (t_kv * W_mem * eta_hbm)),
+    "second",
+    "what DeepSeek sparse attention's indexer adds to a decoding step at context s_ctx: in every attention layer it reads "
+    "each sequence's s_ctx cached indexer keys (d_idx each) and scores them, 2n_idx(d_idx + 1) FLOPs a position",
+    sources=[DSA_ENGINE, ROOFLINE],
+    conditions=[ENGINE, SPARSE],
+    related=["serving.time.decode_step.sparse"],
+    symbol_latex=r"T_{idx}",
+)
+decode_step_sparse = formula(
+    "serving.time.decode_step.sparse",
+    decode_step.at(dsa=0, N_kv=l_attn * sp.Min(s_ctx, k_top)) + indexer_time.part,
+    "second",
+    "one decoding step of a sparse-attention model: the engine's step with the attention over the k_top positions the "
+    "indexer selects in each layer (their latents only), and the indexer's own reads and scores over all s_ctx",
+    sources=[DSA_ENGINE, ROOFLINE],
+    conditions=[ENGINE, SPARSE],
+    related=["serving.time.decode_step", "serving.time.indexer"],
+    symbol_latex=r"T_{dec}^{DSA}",
+)
+e2e_sparse = formula(
+    "serving.time.e2e.sparse",
+    e2e.at(**TOP_K) + steps * indexer_time.at(s_ctx=s_in + s_out / 2),
+    "second",
+    "a sparse-attention batch's latency to its last token: the attention's share summed as windowed layers of k_top "
+    "(min(s_ctx, k_top) positions at context s_ctx), and the indexer's, linear in the context, s_out − 1 times its "
+    "value at the mean context s_in + s_out/2",
+    sources=[DSA_ENGINE, ORCA],
+    conditions=[ENGINE, SPARSE, AT_LEAST_TWO],
+    related=["serving.time.e2e", "serving.time.decode_step.sparse"],
+    symbol_latex=r"T_{e2e}^{DSA}",
+)
+kv_read_sparse = formula(
+    "serving.decode.kv_read.sparse",
+    kv_read.at(**TOP_K) + b * l_attn * s_ctx * d_idx * q_kv,
+    "byte",
+    "cache bytes a sparse-attention decoding step reads: the latents of the min(s_ctx, k_top) selected positions in each "
+    "attention layer, and every cached indexer key",
+    sources=[DSA_ENGINE, CACHE],
+    conditions=[SPARSE],
+    related=["serving.decode.kv_read"],
+    symbol_latex=r"R_{KV}^{DSA}",
+)
+attention_sparse = formula(
+    "serving.decode.attention.flops.sparse",
+    attention_engine.at(N_kv=l_attn * sp.Min(s_ctx, k_top)) + b * l_attn * s_ctx * INDEXER_PAIR,
+    "FLOP",
+    "a sparse-attention decoding step's attention FLOPs: absorbed MLA over the selected min(s_ctx, k_top) positions, the "
+    "indexer's scores over all s_ctx",
+    sources=[DSA_ENGINE, arch.DEEPSEEK_V2],
+    conditions=[SPARSE],
+    related=["serving.decode.attention.flops"],
+    symbol_latex=r"F_{dec}^{DSA}",
+)
+selected_span = sp.Min(s_in, k_top)
+prefill_sparse = formula(
+    "serving.prefill.flops.sparse",
+    prefill_causal.at(l_win=l_attn, W=k_top)
+    + b * l_attn * INDEXER_PAIR * (pairs_full - (s_in * selected_span - selected_span * (selected_span - 1) / 2)),
+    "FLOP",
+    "a sparse-attention prefill: query i attends its min(i, k_top) selected keys (the causal count of a window of "
+    "k_top) while the indexer scores all i, so the indexer's pairs beyond the selection are added back",
+    sources=[DSA_ENGINE, FLOP_COUNTER],
+    conditions=[SPARSE],
+    related=["serving.prefill.flops.causal"],
+    symbol_latex=r"F_{pf}^{DSA}",
 )

@@ -12,6 +12,12 @@ libraries it loads them with hold them:
 - bitsandbytes NF4/FP4 (blocks of B_q = 64): half a byte per weight, an fp32 absmax per block and the 16-value
   code; with double quantization the absmax in one byte, an fp32 per B_q2 = 256 of them, and the 256-value code.
   LLM.int8(): an int8 per weight and an fp32 scale (SCB) per output row.
+- compressed-tensors pack-quantized (symmetric int, n_bits 4 or 8, groups of G inputs or one per row; Kimi-K2.5):
+  weight_packed in int32 (n_bits/8 bytes a weight), a 16-bit weight_scale per group and output, and weight_shape,
+  two int32.
+- NVFP4 (ModelOpt's quant_algo "NVFP4", compressed-tensors' nvfp4-pack-quantized): two E2M1 weights a byte, an E4M3
+  scale per 16 inputs, and two fp32 scalars (the weight's second-level scale and the input's scale).
+- FP8 per tensor (ModelOpt's quant_algo "FP8"): an E4M3 byte per weight, an fp32 weight_scale and input_scale.
 bitsandbytes also stores a small JSON of each matrix's quantization state (about 80 bytes, 170 with double
 quantization) and int8 a one-byte weight_format: metadata the formulas leave out.
 """
@@ -31,6 +37,8 @@ GPTQ = Source("frantar2022", "§4: groups of g columns share a scale and zero po
 AWQ = Source("lin2023awq", "§3: group-wise INT4 quantization")
 QLORA = Source("dettmers2023", "§3: NF4 in blocks of 64, double quantization of the constants in blocks of 256")
 INT8 = Source("dettmers2022", "§3.1: vector-wise quantization, one scale per row")
+COMPRESSED = Source("compressedtensors", "pack-quantized: weight_packed int32, weight_scale per group, weight_shape")
+MODELOPT = Source("modelopt", "NVFP4 and FP8 export: weight, weight_scale, weight_scale_2, input_scale")
 
 weights = d_in * d_out
 
@@ -92,4 +100,30 @@ int8 = formula(
     "one matrix in LLM.int8(): an int8 a weight and an fp32 scale per output row (SCB)",
     sources=[INT8],
     symbol_latex=r"M_{int8}",
+)
+int_packed = formula(
+    "memory.weights.int_packed",
+    (weights * n_bits / 8 + d_out * (d_in / G_q) * 2 + 8) * c_byte,
+    "byte",
+    "one matrix in compressed-tensors' pack-quantized format (symmetric): n_bits a weight packed in int32, a 16-bit "
+    "scale per group of G inputs and output, and the matrix's shape in two int32",
+    sources=[COMPRESSED],
+    symbol_latex=r"M_{pack}",
+)
+nvfp4 = formula(
+    "memory.weights.nvfp4",
+    (weights / 2 + weights / 16 + 2 * 4) * c_byte,
+    "byte",
+    "one matrix in NVFP4: two E2M1 weights a byte, an E4M3 scale per 16 inputs, an fp32 second-level weight scale "
+    "and an fp32 input scale (4.5 bits a weight)",
+    sources=[MODELOPT, COMPRESSED],
+    symbol_latex=r"M_{NVFP4}",
+)
+fp8_tensor = formula(
+    "memory.weights.fp8_tensor",
+    (weights + 2 * 4) * c_byte,
+    "byte",
+    "one matrix in per-tensor FP8: an E4M3 byte per weight, an fp32 weight scale and an fp32 input scale",
+    sources=[MODELOPT],
+    symbol_latex=r"M_{FP8}^{tensor}",
 )

@@ -314,6 +314,16 @@ _work(
     "LLM.int8(): 8-bit Matrix Multiplication for Transformers at Scale", "NeurIPS 2022", "2022", arxiv="2208.07339",
 )
 _work(
+    "compressedtensors", "software", "compressed-tensors", "Neural Magic and Red Hat (vLLM project)",
+    "compressed-tensors: the safetensors layouts of quantized checkpoints (compressors/quantized_compressors: pack-quantized, "
+    "nvfp4-pack-quantized)", "github.com/vllm-project/compressed-tensors", "undated",
+)
+_work(
+    "modelopt", "software", "NVIDIA Model Optimizer", "NVIDIA",
+    "Model Optimizer: the Hugging Face export of NVFP4 and FP8 checkpoints (weight, weight_scale, weight_scale_2, input_scale)",
+    "github.com/NVIDIA/Model-Optimizer", "undated",
+)
+_work(
     "megatron-moe", "software", "Megatron Core MoE", "NVIDIA", "Megatron-LM, megatron/core/transformer/moe/README.md "
     "(Megatron Core MoE: expert parallelism, token dispatchers)", "github.com/NVIDIA/Megatron-LM", "undated",
 )

@@ -344,6 +344,7 @@ moe_lat = switch("moe_lat", r"\sigma_{lat}", "1 if the routed experts work at a 
 dsa = switch("dsa", r"\sigma_{DSA}", "1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5)", default=0)
 n_idx = switch("n_idx", r"n_{idx}", "the indexer's heads (index_n_heads; unused without dsa)", maximum=None, default=0)
 d_idx = switch("d_idx", r"d_{idx}", "the indexer's head width, also its cached key's (index_head_dim; unused without dsa)", maximum=None, default=0)
+k_top = switch("k_top", r"k_{top}", "cached positions each query of DeepSeek sparse attention attends, the indexer's top-k (index_topk; unused without dsa)", maximum=None, default=0)
 d_lat = switch("d_lat", r"d_{lat}", "latent width of the routed experts (moe_latent_size; unused without moe_lat)", maximum=None, default=0)
 sh_gate = switch("sh_gate", r"\sigma_{sh}", "1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE)", default=0)
 router_bias = switch("router_bias", r"\sigma_{b_{router}}", "1 if the router has a bias (gpt-oss)", default=0)

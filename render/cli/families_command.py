@@ -1,8 +1,8 @@
 """``llm-formulas families``: every model type the config reader knows (formulas/data/families.py, formulas/data/multimodal.py),
 the transformers release its counts were checked against, and which commands price it.
 
-params, flops, kv-cache and serve take every family, but serve refuses DeepSeek sparse attention (its engine
-attention has no top-k selection). estimate's training report prices attention-and-MLP (or MoE)
+params, flops, kv-cache and serve take every family (serve prices DeepSeek sparse attention at its indexer's top-k).
+estimate's training report prices attention-and-MLP (or MoE)
 decoder layers only (formulas/reports/estimate.py ``unpriced``): a family with recurrent mixers or layers without a mixer is
 refused, as is a multimodal checkpoint (its vision tower); a family whose cross-attention or attention gate is a config
 switch is priced unless the config sets it. Model types transformers builds that no declaration states exactly
@@ -28,7 +28,7 @@ def _estimate(family: Family) -> str:
     if family.mixer is not None or family.kinds.single_block:
         return "no: recurrent or mixer-less layers"
     if "dsa" in family.extra:
-        return "no: DeepSeek sparse attention (its decoding's top-k selection)"
+        return "no: DeepSeek sparse attention (the training report's attention has no top-k selection)"
     switches = [(family.attention.cross, "cross-attention"), (family.attention.gate, "an attention output gate")]
     for spec, what in switches:
         if isinstance(spec, Flag):
@@ -47,8 +47,7 @@ def rows() -> list[dict]:
     found = []
     for name in sorted(FAMILIES):
         estimate = _estimate(FAMILIES[name])
-        serve = [] if "dsa" in FAMILIES[name].extra else ["serve"]  # serve_rules.SPARSE_ATTENTION
-        commands = [*ALWAYS[:3], *(["estimate"] if not estimate.startswith("no") else []), *serve]
+        commands = [*ALWAYS[:3], *(["estimate"] if not estimate.startswith("no") else []), "serve"]
         found.append({"model_type": name, "title": FAMILIES[name].title, "kind": "decoder", "checked_against": checked,
                       "commands": commands, "estimate": estimate})
     for name in sorted(MULTIMODAL):

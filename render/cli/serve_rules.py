@@ -6,7 +6,7 @@ page refuses reads as the line ``serve`` prints. The rules, in the order ``serve
 numbers: the output has at least 2 tokens (the first comes from the prefill, TPOT needs a decoding step); t divides
 the attention heads and p the layers (Megatron's split, DESIGN.md); experts spread over e GPUs only on an MoE model, e
 dividing t and the experts; prompt + output within the config's ``max_position_embeddings``; the network positive.
-A model with DeepSeek sparse attention is refused first: the engine's attention formula has no top-k selection.
+A model with DeepSeek sparse attention is priced at its indexer's top-k (formulas/reports/serving_report.py).
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ EP_SPLIT = "--ep {e}: experts spread over e of a stage's t GPUs, so e must divid
 WINDOW = ("--input {s_in} + --output {s_out} = {total} tokens exceeds {label}'s context window of {window} "
           "(max_position_embeddings)")
 NETWORK_NOT_POSITIVE = "--network must be positive, got {text}"
-SPARSE_ATTENTION = ("{label} runs DeepSeek sparse attention: serve prices an engine's attention over every cached position, "
-                    "not the indexer's top-k selection (its counts, FLOPs and cache are priced by params, flops and kv-cache)")
 
 TEMPLATES = {"output": OUTPUT_TOO_SHORT, "tp": TP_HEADS, "pp": PP_LAYERS, "window": WINDOW, "network": NETWORK_NOT_POSITIVE}
 """The templates the page's serving view fills (it has no --ep)."""
@@ -28,8 +26,6 @@ TEMPLATES = {"output": OUTPUT_TOO_SHORT, "tp": TP_HEADS, "pp": PP_LAYERS, "windo
 
 def refusal(values: dict, label: str, t: int, p: int, e: int, s_in: int, s_out: int, window: int | None) -> str | None:
     """The first rule a layout or a request breaks for the model (architecture ``values``, named ``label``), or None."""
-    if values.get("dsa"):
-        return SPARSE_ATTENTION.format(label=label)
     if values["a"] % t:
         return TP_HEADS.format(t=t, label=label, a=values["a"])
     if values["l"] % p:

@@ -7697,6 +7697,70 @@ def memory_weights_int8(d_in, d_out):
     return numpy.float64(d_in*d_out + 4*d_out)
 
 
+def memory_weights_int_packed(d_in, d_out, G_q, n_bits):
+    r"""one matrix in compressed-tensors' pack-quantized format (symmetric): n_bits a weight packed in int32, a 16-bit scale per group of G inputs and output, and the matrix's shape in two int32.
+
+    memory.weights.int_packed [byte] = d_in*d_out*n_bits/8 + 8 + 2*d_in*d_out/G_q
+
+    LaTeX: M_{pack} = \frac{d_{in} d_{out} n_{bits}}{8} + 8 + \frac{2 d_{in} d_{out}}{G}
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+        G_q: input rows per GPTQ/AWQ quantization group (group_size: 128; the whole input when -1) [1]
+        n_bits: bits per GPTQ/AWQ weight (bits: 4 or 8) [1]
+
+    Returns: one matrix in compressed-tensors' pack-quantized format (symmetric): n_bits a weight packed in int32, a 16-bit scale per group of G inputs and output, and the matrix's shape in two int32 [byte]
+
+    Sources: compressed-tensors, pack-quantized: weight_packed int32, weight_scale per group, weight_shape
+    """
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    G_q = G_q if type(G_q) is float else numpy.asarray(G_q, dtype=numpy.float64)
+    n_bits = n_bits if type(n_bits) is float else numpy.asarray(n_bits, dtype=numpy.float64)
+    return numpy.float64((1/8)*d_in*d_out*n_bits + 8 + 2*d_in*d_out/G_q)
+
+
+def memory_weights_nvfp4(d_in, d_out):
+    r"""one matrix in NVFP4: two E2M1 weights a byte, an E4M3 scale per 16 inputs, an fp32 second-level weight scale and an fp32 input scale (4.5 bits a weight).
+
+    memory.weights.nvfp4 [byte] = 9*d_in*d_out/16 + 8
+
+    LaTeX: M_{NVFP4} = \frac{9 d_{in} d_{out}}{16} + 8
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: one matrix in NVFP4: two E2M1 weights a byte, an E4M3 scale per 16 inputs, an fp32 second-level weight scale and an fp32 input scale (4.5 bits a weight) [byte]
+
+    Sources: NVIDIA Model Optimizer, NVFP4 and FP8 export: weight, weight_scale, weight_scale_2, input_scale; compressed-tensors, pack-quantized: weight_packed int32, weight_scale per group, weight_shape
+    """
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    return numpy.float64((9/16)*d_in*d_out + 8)
+
+
+def memory_weights_fp8_tensor(d_in, d_out):
+    r"""one matrix in per-tensor FP8: an E4M3 byte per weight, an fp32 weight scale and an fp32 input scale.
+
+    memory.weights.fp8_tensor [byte] = d_in*d_out + 8
+
+    LaTeX: M_{FP8}^{tensor} = d_{in} d_{out} + 8
+
+    Args:
+        d_in: input width of a weight matrix [1]
+        d_out: output width of a weight matrix [1]
+
+    Returns: one matrix in per-tensor FP8: an E4M3 byte per weight, an fp32 weight scale and an fp32 input scale [byte]
+
+    Sources: NVIDIA Model Optimizer, NVFP4 and FP8 export: weight, weight_scale, weight_scale_2, input_scale
+    """
+    d_in = d_in if type(d_in) is float else numpy.asarray(d_in, dtype=numpy.float64)
+    d_out = d_out if type(d_out) is float else numpy.asarray(d_out, dtype=numpy.float64)
+    return numpy.float64(d_in*d_out + 8)
+
+
 def perf_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem, tau_k):
     r"""time of one [M,K]·[K,N] GEMM: its FLOPs at η_gemm of peak, its operands' bytes at η_mem of HBM, one kernel's fixed cost.
 
@@ -14983,6 +15047,648 @@ def serving_energy_per_token(n, W_gpu, R_out):
     return numpy.float64(W_gpu*n/R_out)
 
 
+def serving_time_indexer(b, g, l, t, W_mem, d_idx, s_ctx, q_kv, eta_hbm, *, mla=0, n_idx=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, X=None, eta_dec=None):
+    r"""what DeepSeek sparse attention's indexer adds to a decoding step at context s_ctx: in every attention layer it reads each sequence's s_ctx cached indexer keys (d_idx each) and scores them, 2n_idx(d_idx + 1) FLOPs a position.
+
+    serving.time.indexer [second] = b*s_ctx*(2*n_idx*(d_idx + 1)/(X*eta_dec*t) + d_idx*q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+    LaTeX: T_{idx} = b l_{attn} s_{ctx} \left(\frac{2 n_{idx} \left(d_{idx} + 1\right)}{X \eta_{dec} t} + \frac{d_{idx} q_{KV}}{W_{mem} \eta_{HBM} t_{KV}}\right)
+
+    Args:
+        b: micro-batch size [1]
+        g: key/value heads [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        W_mem: memory bandwidth [byte/second]
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        eta_hbm: fraction of the HBM bandwidth a forward pass's weight and cache reads sustain (calibrated) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        X: peak FLOP/s of one GPU [FLOP/second] (needed only when a switch leaves its classic value)
+        eta_dec: fraction of peak FLOP/s a decoding step's skinny GEMMs and attention sustain (calibrated) [1] (needed only when a switch leaves its classic value)
+
+    Returns: what DeepSeek sparse attention's indexer adds to a decoding step at context s_ctx: in every attention layer it reads each sequence's s_ctx cached indexer keys (d_idx each) and scores them, 2n_idx(d_idx + 1) FLOPs a position [second]
+
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/topics/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; σ_DSA = 1 (DeepSeek-V3.2, GLM-5): every attention layer is MLA with an indexer of its own, no window, no recurrent layer; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
+
+    Sources: transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer scores every cached key and keeps index_topk of them, the attention reads only those; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity
+    """
+    if X is None:
+        X = _gated('serving.time.indexer', 'X', X, {'n_idx': (n_idx, 0)}, 1)
+    if eta_dec is None:
+        eta_dec = _gated('serving.time.indexer', 'eta_dec', eta_dec, {'n_idx': (n_idx, 0)}, 1)
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    eta_hbm = eta_hbm if type(eta_hbm) is float else numpy.asarray(eta_hbm, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    eta_dec = eta_dec if type(eta_dec) is float else numpy.asarray(eta_dec, dtype=numpy.float64)
+    return numpy.float64(b*s_ctx*(_times(n_idx, lambda: 2*(d_idx + 1)/(X*eta_dec*t), X, d_idx, eta_dec, t) + d_idx*q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
+
+
+def serving_time_decode_step_sparse(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, n_idx=0, d_idx=0, k_top=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, g=None, d_head=None, r_kv=None, d_rope=None, s_ctx=None, q_kv=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""one decoding step of a sparse-attention model: the engine's step with the attention over the k_top positions the indexer selects in each layer (their latents only), and the indexer's own reads and scores over all s_ctx.
+
+    serving.time.decode_step.sparse [second] = F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + b*s_ctx*(2*n_idx*(d_idx + 1)/(X*eta_dec*t) + d_idx*q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*Min(k_top, s_ctx)/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*Min(k_top, s_ctx)/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
+
+    LaTeX: T_{dec}^{DSA} = T_{idx} + T_{dec}\big|_{N_{KV} = \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) \min\left(k_{top}, s_{ctx}\right), \sigma_{DSA} = 0}
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        eta_dec: fraction of peak FLOP/s a decoding step's skinny GEMMs and attention sustain (calibrated) [1]
+        eta_hbm: fraction of the HBM bandwidth a forward pass's weight and cache reads sustain (calibrated) [1]
+        tau_L: fixed cost of one layer's kernels in one forward pass: launches, tails, synchronisation (calibrated) [second]
+        tau_ar: latency of one step of a ring collective: a message's fixed cost (calibrated) [second]
+        F_fwd: FLOPs of one forward pass of a replica (a prefill, or a decoding step without its attention over the cache) [FLOP]
+        R_w: bytes of weights one forward pass of a replica reads [byte]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        k_top: cached positions each query of DeepSeek sparse attention attends, the indexer's top-k (index_topk; unused without dsa) [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
+        g: key/value heads [1] (needed only when a switch leaves its classic value)
+        d_head: head dimension [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1] (needed only when a switch leaves its classic value)
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: one decoding step of a sparse-attention model: the engine's step with the attention over the k_top positions the indexer selects in each layer (their latents only), and the indexer's own reads and scores over all s_ctx [second]
+
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/topics/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; σ_DSA = 1 (DeepSeek-V3.2, GLM-5): every attention layer is MLA with an indexer of its own, no window, no recurrent layer; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
+
+    Sources: transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer scores every cached key and keeps index_topk of them, the attention reads only those; Williams et al. 2009, attainable performance bounded by peak compute and by bandwidth × intensity
+    """
+    if a is None:
+        a = _gated('serving.time.decode_step.sparse', 'a', a, {'k_top': (k_top, 0)})
+    if g is None:
+        g = _gated('serving.time.decode_step.sparse', 'g', g, {'d_idx': (d_idx, 0), 'k_top': (k_top, 0)})
+    if d_head is None:
+        d_head = _gated('serving.time.decode_step.sparse', 'd_head', d_head, {'k_top': (k_top, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.time.decode_step.sparse', 'r_kv', r_kv, {'mla': (mla, 0), 'k_top': (k_top, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.time.decode_step.sparse', 'd_rope', d_rope, {'mla': (mla, 0), 'k_top': (k_top, 0)})
+    if s_ctx is None:
+        s_ctx = _gated('serving.time.decode_step.sparse', 's_ctx', s_ctx, {'n_idx': (n_idx, 0), 'd_idx': (d_idx, 0), 'k_top': (k_top, 0)})
+    if q_kv is None:
+        q_kv = _gated('serving.time.decode_step.sparse', 'q_kv', q_kv, {'mla': (mla, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'd_idx': (d_idx, 0), 'k_top': (k_top, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.time.decode_step.sparse', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.time.decode_step.sparse', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.time.decode_step.sparse', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.time.decode_step.sparse', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.time.decode_step.sparse', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.time.decode_step.sparse', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.time.decode_step.sparse', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.time.decode_step.sparse', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.time.decode_step.sparse', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = W_pp if type(W_pp) is float else numpy.asarray(W_pp, dtype=numpy.float64)
+    eta_dec = eta_dec if type(eta_dec) is float else numpy.asarray(eta_dec, dtype=numpy.float64)
+    eta_hbm = eta_hbm if type(eta_hbm) is float else numpy.asarray(eta_hbm, dtype=numpy.float64)
+    tau_L = tau_L if type(tau_L) is float else numpy.asarray(tau_L, dtype=numpy.float64)
+    tau_ar = tau_ar if type(tau_ar) is float else numpy.asarray(tau_ar, dtype=numpy.float64)
+    F_fwd = F_fwd if type(F_fwd) is float else numpy.asarray(F_fwd, dtype=numpy.float64)
+    R_w = R_w if type(R_w) is float else numpy.asarray(R_w, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    k_top = k_top if type(k_top) is float else numpy.asarray(k_top, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + b*s_ctx*(_times(d_idx, lambda: q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))), W_mem, eta_hbm, g, mla, q_kv, t) + _times(n_idx, lambda: 2*(d_idx + 1)/(X*eta_dec*t), X, d_idx, eta_dec, t))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*functools.reduce(numpy.minimum, [k_top, s_ctx])/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*functools.reduce(numpy.minimum, [k_top, s_ctx])/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t))
+
+
+def serving_time_e2e_sparse(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_out, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, n_idx=0, d_idx=0, k_top=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, g=None, d_head=None, r_kv=None, d_rope=None, s_in=None, q_kv=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""a sparse-attention batch's latency to its last token: the attention's share summed as windowed layers of k_top (min(s_ctx, k_top) positions at context s_ctx), and the indexer's, linear in the context, s_out − 1 times its value at the mean context s_in + s_out/2.
+
+    serving.time.e2e.sparse [second] = T_pf + b*(s_in + s_out/2)*(s_out - 1)*(2*n_idx*(d_idx + 1)/(X*eta_dec*t) + d_idx*q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))*(k_top*(s_out - Min(s_out - 1, Max(0, k_top - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, k_top - s_in)) + (Min(s_out - 1, Max(0, k_top - s_in)) + 1)*Min(s_out - 1, Max(0, k_top - s_in))/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+    LaTeX: T_{e2e}^{DSA} = T_{e2e}\big|_{W = k_{top}, \sigma_{DSA} = 0, l_{win} = l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}} + T_{idx}\big|_{s_{ctx} = s_{in} + \frac{s_{out}}{2}} \left(s_{out} - 1\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        l: layers [1]
+        t: tensor parallel degree [1]
+        p: pipeline parallel degree [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        W_tp: one-way bandwidth a GPU's TP ring sustains (NVLink inside a node, the network across) [byte/second]
+        W_pp: one-way bandwidth between neighbouring pipeline stages [byte/second]
+        s_out: output tokens of one request (the first from the prefill, the rest one per decoding step) [1]
+        eta_dec: fraction of peak FLOP/s a decoding step's skinny GEMMs and attention sustain (calibrated) [1]
+        eta_hbm: fraction of the HBM bandwidth a forward pass's weight and cache reads sustain (calibrated) [1]
+        tau_L: fixed cost of one layer's kernels in one forward pass: launches, tails, synchronisation (calibrated) [second]
+        tau_ar: latency of one step of a ring collective: a message's fixed cost (calibrated) [second]
+        F_fwd: FLOPs of one forward pass of a replica (a prefill, or a decoding step without its attention over the cache) [FLOP]
+        R_w: bytes of weights one forward pass of a replica reads [byte]
+        T_pf: time of one batch's prefill: the time to its first token [second]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        k_top: cached positions each query of DeepSeek sparse attention attends, the indexer's top-k (index_topk; unused without dsa) [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
+        g: key/value heads [1] (needed only when a switch leaves its classic value)
+        d_head: head dimension [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        s_in: prompt tokens of one request (its prefill) [1] (needed only when a switch leaves its classic value)
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: a sparse-attention batch's latency to its last token: the attention's share summed as windowed layers of k_top (min(s_ctx, k_top) positions at context s_ctx), and the indexer's, linear in the context, s_out − 1 times its value at the mean context s_in + s_out/2 [second]
+
+    Valid when: one kernel per GEMM, compute and memory time added (formulas/topics/performance.py); weights and cache read once per forward, at η_HBM of the bandwidth; σ_DSA = 1 (DeepSeek-V3.2, GLM-5): every attention layer is MLA with an indexer of its own, no window, no recurrent layer; s_out ≥ 2: a request that decodes at least once; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
+
+    Sources: transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer scores every cached key and keeps index_topk of them, the attention reads only those; Yu et al. 2022, §2, the initiation (prefill) and increment (decoding) phases of generation
+    """
+    if a is None:
+        a = _gated('serving.time.e2e.sparse', 'a', a, {'k_top': (k_top, 0)})
+    if g is None:
+        g = _gated('serving.time.e2e.sparse', 'g', g, {'d_idx': (d_idx, 0), 'k_top': (k_top, 0)})
+    if d_head is None:
+        d_head = _gated('serving.time.e2e.sparse', 'd_head', d_head, {'k_top': (k_top, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.time.e2e.sparse', 'r_kv', r_kv, {'mla': (mla, 0), 'k_top': (k_top, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.time.e2e.sparse', 'd_rope', d_rope, {'mla': (mla, 0), 'k_top': (k_top, 0)})
+    if s_in is None:
+        s_in = _gated('serving.time.e2e.sparse', 's_in', s_in, {'n_idx': (n_idx, 0), 'd_idx': (d_idx, 0), 'k_top': (k_top, 0)})
+    if q_kv is None:
+        q_kv = _gated('serving.time.e2e.sparse', 'q_kv', q_kv, {'mla': (mla, 0), 'l_ssd': (l_ssd, 0), 'l_lru': (l_lru, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'd_idx': (d_idx, 0), 'k_top': (k_top, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.time.e2e.sparse', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.time.e2e.sparse', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.time.e2e.sparse', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.time.e2e.sparse', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.time.e2e.sparse', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.time.e2e.sparse', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.time.e2e.sparse', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.time.e2e.sparse', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.time.e2e.sparse', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    t = t if type(t) is float else numpy.asarray(t, dtype=numpy.float64)
+    p = p if type(p) is float else numpy.asarray(p, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    W_tp = W_tp if type(W_tp) is float else numpy.asarray(W_tp, dtype=numpy.float64)
+    W_pp = W_pp if type(W_pp) is float else numpy.asarray(W_pp, dtype=numpy.float64)
+    s_out = s_out if type(s_out) is float else numpy.asarray(s_out, dtype=numpy.float64)
+    eta_dec = eta_dec if type(eta_dec) is float else numpy.asarray(eta_dec, dtype=numpy.float64)
+    eta_hbm = eta_hbm if type(eta_hbm) is float else numpy.asarray(eta_hbm, dtype=numpy.float64)
+    tau_L = tau_L if type(tau_L) is float else numpy.asarray(tau_L, dtype=numpy.float64)
+    tau_ar = tau_ar if type(tau_ar) is float else numpy.asarray(tau_ar, dtype=numpy.float64)
+    F_fwd = F_fwd if type(F_fwd) is float else numpy.asarray(F_fwd, dtype=numpy.float64)
+    R_w = R_w if type(R_w) is float else numpy.asarray(R_w, dtype=numpy.float64)
+    T_pf = T_pf if type(T_pf) is float else numpy.asarray(T_pf, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    k_top = k_top if type(k_top) is float else numpy.asarray(k_top, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(T_pf + b*(s_in + (1/2)*s_out)*(s_out - 1)*(_times(d_idx, lambda: q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))), W_mem, eta_hbm, g, mla, q_kv, t) + _times(n_idx, lambda: 2*(d_idx + 1)/(X*eta_dec*t), X, d_idx, eta_dec, t))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t)) + (b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))*(s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, k_top - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, k_top - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, k_top - s_in])]) + _times(k_top, lambda: s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, k_top - s_in])]) - 1, k_top, s_in, s_out))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
+
+
+def serving_decode_kv_read_sparse(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, mla=0, d_idx=0, k_top=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_noattn=0, a=None, g=None, d_head=None, l=None, r_kv=None, d_rope=None, s_ctx=None, d_ssm=None, N_ssm=None, n_grp=None, d_lru=None):
+    r"""cache bytes a sparse-attention decoding step reads: the latents of the min(s_ctx, k_top) selected positions in each attention layer, and every cached indexer key.
+
+    serving.decode.kv_read.sparse [byte] = b*d_idx*q_kv*s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*Min(k_top, s_ctx)
+
+    LaTeX: R_{KV}^{DSA} = R_{KV}\big|_{W = k_{top}, \sigma_{DSA} = 0, l_{win} = l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}} + b d_{idx} l_{attn} q_{KV} s_{ctx}
+
+    Args:
+        b: micro-batch size [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1]
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1]
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1]
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1]
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1]
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        k_top: cached positions each query of DeepSeek sparse attention attends, the indexer's top-k (index_topk; unused without dsa) [1] (default 0, the classic model)
+        kv_expand: 1 if keys and values are expanded to every query head before the cache (Falcon's new decoder architecture in transformers): the cache holds a heads, not g [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        a: attention heads [1] (needed only when a switch leaves its classic value)
+        g: key/value heads [1] (needed only when a switch leaves its classic value)
+        d_head: head dimension [1] (needed only when a switch leaves its classic value)
+        l: layers [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+
+    Returns: cache bytes a sparse-attention decoding step reads: the latents of the min(s_ctx, k_top) selected positions in each attention layer, and every cached indexer key [byte]
+
+    Valid when: σ_DSA = 1 (DeepSeek-V3.2, GLM-5): every attention layer is MLA with an indexer of its own, no window, no recurrent layer; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
+
+    Sources: transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer scores every cached key and keeps index_topk of them, the attention reads only those; transformers 5.24, cache_utils.py: DynamicLayer holds s tokens, DynamicSlidingWindowLayer W − 1; DeepSeek-V3's attention caches the latent and up-projects it every step
+    """
+    if a is None:
+        a = _gated('serving.decode.kv_read.sparse', 'a', a, {'k_top': (k_top, 0), 'kv_expand': (kv_expand, 0)})
+    if g is None:
+        g = _gated('serving.decode.kv_read.sparse', 'g', g, {'k_top': (k_top, 0)})
+    if d_head is None:
+        d_head = _gated('serving.decode.kv_read.sparse', 'd_head', d_head, {'k_top': (k_top, 0)})
+    if l is None:
+        l = _gated('serving.decode.kv_read.sparse', 'l', l, {'d_idx': (d_idx, 0), 'k_top': (k_top, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.decode.kv_read.sparse', 'r_kv', r_kv, {'mla': (mla, 0), 'k_top': (k_top, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.decode.kv_read.sparse', 'd_rope', d_rope, {'mla': (mla, 0), 'k_top': (k_top, 0)})
+    if s_ctx is None:
+        s_ctx = _gated('serving.decode.kv_read.sparse', 's_ctx', s_ctx, {'d_idx': (d_idx, 0), 'k_top': (k_top, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.decode.kv_read.sparse', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.decode.kv_read.sparse', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.decode.kv_read.sparse', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.decode.kv_read.sparse', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    k_top = k_top if type(k_top) is float else numpy.asarray(k_top, dtype=numpy.float64)
+    kv_expand = kv_expand if type(kv_expand) is float else numpy.asarray(kv_expand, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    return numpy.float64(b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*functools.reduce(numpy.minimum, [k_top, s_ctx]) + _times(d_idx, lambda: b*q_kv*s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd), b, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, q_kv, s_ctx) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
+
+
+def serving_decode_attention_flops_sparse(b, a, d_head, l, k_top, s_ctx, *, mla=0, n_idx=0, d_idx=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None):
+    r"""a sparse-attention decoding step's attention FLOPs: absorbed MLA over the selected min(s_ctx, k_top) positions, the indexer's scores over all s_ctx.
+
+    serving.decode.attention.flops.sparse [FLOP] = 2*b*n_idx*s_ctx*(d_idx + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*Min(k_top, s_ctx)
+
+    LaTeX: F_{dec}^{DSA} = F_{dec}^{attn}\big|_{N_{KV} = \left(l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}\right) \min\left(k_{top}, s_{ctx}\right)} + 2 b l_{attn} n_{idx} s_{ctx} \left(d_{idx} + 1\right)
+
+    Args:
+        b: micro-batch size [1]
+        a: attention heads [1]
+        d_head: head dimension [1]
+        l: layers [1]
+        k_top: cached positions each query of DeepSeek sparse attention attends, the indexer's top-k (index_topk; unused without dsa) [1]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: a sparse-attention decoding step's attention FLOPs: absorbed MLA over the selected min(s_ctx, k_top) positions, the indexer's scores over all s_ctx [FLOP]
+
+    Valid when: σ_DSA = 1 (DeepSeek-V3.2, GLM-5): every attention layer is MLA with an indexer of its own, no window, no recurrent layer; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l
+
+    Sources: transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer scores every cached key and keeps index_topk of them, the attention reads only those; DeepSeek-AI 2024 (V2), §2.1 Multi-Head Latent Attention (eq. 9–19), §2.1.3 absorbing W_UK and W_UV, §2.2 DeepSeekMoE
+    """
+    if r_kv is None:
+        r_kv = _gated('serving.decode.attention.flops.sparse', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.decode.attention.flops.sparse', 'd_rope', d_rope, {'mla': (mla, 0)})
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    k_top = k_top if type(k_top) is float else numpy.asarray(k_top, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    return numpy.float64(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*functools.reduce(numpy.minimum, [k_top, s_ctx]) + _times(n_idx, lambda: 2*b*s_ctx*(d_idx + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd), b, d_idx, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, s_ctx))
+
+
+def serving_prefill_flops_sparse(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, k_top=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+    r"""a sparse-attention prefill: query i attends its min(i, k_top) selected keys (the causal count of a window of k_top) while the indexer scores all i, so the indexer's pairs beyond the selection are added back.
+
+    serving.prefill.flops.sparse [FLOP] = 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(s_in*Min(k_top, s_in) - (Min(k_top, s_in) - 1)*Min(k_top, s_in)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*n_idx*(d_idx + 1)*(s_in*(s_in + 1)/2 - s_in*Min(k_top, s_in) + (Min(k_top, s_in) - 1)*Min(k_top, s_in)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
+
+    LaTeX: F_{pf}^{DSA} = F_{pf}^{causal}\big|_{W = k_{top}, l_{win} = l - l_{GDN} - l_{LRU} - l_{S6} - l_{\varnothing mix} - l_{SSD}} + 2 b l_{attn} n_{idx} \left(d_{idx} + 1\right) \left(\frac{s_{in} \left(s_{in} + 1\right)}{2} - s_{in} \min\left(k_{top}, s_{in}\right) + \frac{\left(\min\left(k_{top}, s_{in}\right) - 1\right) \min\left(k_{top}, s_{in}\right)}{2}\right)
+
+    Args:
+        b: micro-batch size [1]
+        h: hidden size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        d_ff: MLP inner width [1]
+        l: layers [1]
+        V: vocabulary size [1]
+        d_emb: token embedding width (h except OPT's word_embed_proj_dim) [1]
+        s_in: prompt tokens of one request (its prefill) [1]
+        gated: 1 for a gated MLP with three matrices (SwiGLU, GeGLU), 0 for two [1] (default 0, the classic model)
+        proj_emb: 1 if project_in/project_out map the embedding width to h and back (OPT-350m) [1] (default 0, the classic model)
+        mla: 1 for multi-head latent attention (DeepSeek-V2/V3): keys and values through a low-rank latent [1] (default 0, the classic model)
+        q_lora: 1 if MLA queries go through a low-rank latent too (q_lora_rank set; DeepSeek-V2-Lite: 0) [1] (default 0, the classic model)
+        l_moe: layers whose MLP is a mixture of experts (0 for a dense model) [1] (default 0, the classic model)
+        d_sh: total width of the shared experts of a MoE layer (0 without; DeepSeek n_shared·d_moe) [1] (default 0, the classic model)
+        moe_lat: 1 if the routed experts work at a latent width d_lat between a down and an up projection (Nemotron-3-Super) [1] (default 0, the classic model)
+        dsa: 1 if each MLA layer runs DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) [1] (default 0, the classic model)
+        n_idx: the indexer's heads (index_n_heads; unused without dsa) [1] (default 0, the classic model)
+        d_idx: the indexer's head width, also its cached key's (index_head_dim; unused without dsa) [1] (default 0, the classic model)
+        k_top: cached positions each query of DeepSeek sparse attention attends, the indexer's top-k (index_topk; unused without dsa) [1] (default 0, the classic model)
+        d_lat: latent width of the routed experts (moe_latent_size; unused without moe_lat) [1] (default 0, the classic model)
+        sh_gate: 1 if a sigmoid gate h→1 scales the shared expert (Qwen2-MoE) [1] (default 0, the classic model)
+        all_experts: 1 if the implementation runs every expert on every token (Llama-4 in transformers 5.24) [1] (default 0, the classic model)
+        attn_gate: 1 if the query projection also yields a per-head output gate, doubling it (Qwen3-Next's gated attention) [1] (default 0, the classic model)
+        l_mamba: layers whose mixer is a Mamba (S6) selective scan instead of attention [1] (default 0, the classic model)
+        l_ssd: layers whose mixer is a Mamba-2 (SSD) block instead of attention [1] (default 0, the classic model)
+        l_lru: layers whose mixer is a Griffin recurrent block (RG-LRU) instead of attention [1] (default 0, the classic model)
+        l_gdn: layers whose mixer is a gated delta-net (linear attention) instead of attention [1] (default 0, the classic model)
+        l_noattn: layers with no token mixer at all, only an MLP or experts (Nemotron-H's) [1] (default 0, the classic model)
+        l_nomlp: layers with no MLP or experts, only a mixer (Mamba's, Nemotron-H's) [1] (default 0, the classic model)
+        Q_ssd: chunk length of the Mamba-2 scan (chunk_size: 256); the sequence is padded to whole chunks [1] (default 256, the classic model)
+        Q_gdn: chunk length of the gated delta rule's chunked scan (64 in transformers' torch path) [1] (default 64, the classic model)
+        E: experts [1] (needed only when a switch leaves its classic value)
+        k: experts per token [1] (needed only when a switch leaves its classic value)
+        r_q: MLA query latent rank (q_lora_rank; 0 without one) [1] (needed only when a switch leaves its classic value)
+        r_kv: MLA key/value latent rank (kv_lora_rank; 0 without MLA) [1] (needed only when a switch leaves its classic value)
+        d_rope: MLA rotary part of a query/key head, shared by all heads for keys (qk_rope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_nope: MLA non-rotary part of a query/key head (qk_nope_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_v: MLA value head width (v_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_moe: width of one routed expert (moe_intermediate_size; d_ff when the config has one width) [1] (needed only when a switch leaves its classic value)
+        d_ssm: inner width of a Mamba or Mamba-2 mixer (intermediate_size = expand·h) [1] (needed only when a switch leaves its classic value)
+        N_ssm: state size per channel of a Mamba or Mamba-2 mixer (state_size) [1] (needed only when a switch leaves its classic value)
+        r_dt: rank of Mamba's Δ projection (time_step_rank, ⌈h/16⌉) [1] (needed only when a switch leaves its classic value)
+        k_conv: kernel width of a mixer's causal depthwise convolution (conv_kernel: 4) [1] (needed only when a switch leaves its classic value)
+        n_ssmh: heads of a Mamba-2 mixer (num_heads; d_ssm = n_SSD·head_dim) [1] (needed only when a switch leaves its classic value)
+        n_grp: groups of B and C in a Mamba-2 mixer (n_groups) [1] (needed only when a switch leaves its classic value)
+        d_lru: width of a Griffin recurrent block (lru_width) [1] (needed only when a switch leaves its classic value)
+        w_lru: block width of the RG-LRU's block-diagonal gates (lru_width / heads) [1] (needed only when a switch leaves its classic value)
+        n_kh: query/key heads of a gated delta-net (linear_num_key_heads) [1] (needed only when a switch leaves its classic value)
+        n_vh: value heads of a gated delta-net (linear_num_value_heads) [1] (needed only when a switch leaves its classic value)
+        d_kh: query/key head width of a gated delta-net (linear_key_head_dim) [1] (needed only when a switch leaves its classic value)
+        d_vh: value head width of a gated delta-net (linear_value_head_dim) [1] (needed only when a switch leaves its classic value)
+
+    Returns: a sparse-attention prefill: query i attends its min(i, k_top) selected keys (the causal count of a window of k_top) while the indexer scores all i, so the indexer's pairs beyond the selection are added back [FLOP]
+
+    Valid when: σ_DSA = 1 (DeepSeek-V3.2, GLM-5): every attention layer is MLA with an indexer of its own, no window, no recurrent layer; l_gdn + l_lru + l_mamba + l_noattn + l_ssd ≤ l; l_moe + l_nomlp ≤ l
+
+    Sources: transformers 5.24, models/deepseek_v32/modeling_deepseek_v32.py: DeepseekV32Indexer scores every cached key and keeps index_topk of them, the attention reads only those; PyTorch 2.13, FlopCounterMode: 2MKN per mm/bmm/addmm/baddbmm
+    """
+    if E is None:
+        E = _gated('serving.prefill.flops.sparse', 'E', E, {'l_moe': (l_moe, 0)})
+    if k is None:
+        k = _gated('serving.prefill.flops.sparse', 'k', k, {'l_moe': (l_moe, 0)})
+    if r_q is None:
+        r_q = _gated('serving.prefill.flops.sparse', 'r_q', r_q, {'mla': (mla, 0)})
+    if r_kv is None:
+        r_kv = _gated('serving.prefill.flops.sparse', 'r_kv', r_kv, {'mla': (mla, 0)})
+    if d_rope is None:
+        d_rope = _gated('serving.prefill.flops.sparse', 'd_rope', d_rope, {'mla': (mla, 0)})
+    if d_nope is None:
+        d_nope = _gated('serving.prefill.flops.sparse', 'd_nope', d_nope, {'mla': (mla, 0)})
+    if d_v is None:
+        d_v = _gated('serving.prefill.flops.sparse', 'd_v', d_v, {'mla': (mla, 0)})
+    if d_moe is None:
+        d_moe = _gated('serving.prefill.flops.sparse', 'd_moe', d_moe, {'l_moe': (l_moe, 0)})
+    if d_ssm is None:
+        d_ssm = _gated('serving.prefill.flops.sparse', 'd_ssm', d_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if N_ssm is None:
+        N_ssm = _gated('serving.prefill.flops.sparse', 'N_ssm', N_ssm, {'l_mamba': (l_mamba, 0), 'l_ssd': (l_ssd, 0)})
+    if r_dt is None:
+        r_dt = _gated('serving.prefill.flops.sparse', 'r_dt', r_dt, {'l_mamba': (l_mamba, 0)})
+    if k_conv is None:
+        k_conv = _gated('serving.prefill.flops.sparse', 'k_conv', k_conv, {'l_ssd': (l_ssd, 0), 'l_gdn': (l_gdn, 0), 'l_mamba': (l_mamba, 0), 'l_lru': (l_lru, 0)})
+    if n_ssmh is None:
+        n_ssmh = _gated('serving.prefill.flops.sparse', 'n_ssmh', n_ssmh, {'l_ssd': (l_ssd, 0)})
+    if n_grp is None:
+        n_grp = _gated('serving.prefill.flops.sparse', 'n_grp', n_grp, {'l_ssd': (l_ssd, 0)})
+    if d_lru is None:
+        d_lru = _gated('serving.prefill.flops.sparse', 'd_lru', d_lru, {'l_lru': (l_lru, 0)})
+    if w_lru is None:
+        w_lru = _gated('serving.prefill.flops.sparse', 'w_lru', w_lru, {'l_lru': (l_lru, 0)})
+    if n_kh is None:
+        n_kh = _gated('serving.prefill.flops.sparse', 'n_kh', n_kh, {'l_gdn': (l_gdn, 0)})
+    if n_vh is None:
+        n_vh = _gated('serving.prefill.flops.sparse', 'n_vh', n_vh, {'l_gdn': (l_gdn, 0)})
+    if d_kh is None:
+        d_kh = _gated('serving.prefill.flops.sparse', 'd_kh', d_kh, {'l_gdn': (l_gdn, 0)})
+    if d_vh is None:
+        d_vh = _gated('serving.prefill.flops.sparse', 'd_vh', d_vh, {'l_gdn': (l_gdn, 0)})
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    h = h if type(h) is float else numpy.asarray(h, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    d_ff = d_ff if type(d_ff) is float else numpy.asarray(d_ff, dtype=numpy.float64)
+    l = l if type(l) is float else numpy.asarray(l, dtype=numpy.float64)
+    V = V if type(V) is float else numpy.asarray(V, dtype=numpy.float64)
+    d_emb = d_emb if type(d_emb) is float else numpy.asarray(d_emb, dtype=numpy.float64)
+    s_in = s_in if type(s_in) is float else numpy.asarray(s_in, dtype=numpy.float64)
+    gated = gated if type(gated) is float else numpy.asarray(gated, dtype=numpy.float64)
+    proj_emb = proj_emb if type(proj_emb) is float else numpy.asarray(proj_emb, dtype=numpy.float64)
+    mla = mla if type(mla) is float else numpy.asarray(mla, dtype=numpy.float64)
+    q_lora = q_lora if type(q_lora) is float else numpy.asarray(q_lora, dtype=numpy.float64)
+    l_moe = l_moe if type(l_moe) is float else numpy.asarray(l_moe, dtype=numpy.float64)
+    d_sh = d_sh if type(d_sh) is float else numpy.asarray(d_sh, dtype=numpy.float64)
+    moe_lat = moe_lat if type(moe_lat) is float else numpy.asarray(moe_lat, dtype=numpy.float64)
+    dsa = dsa if type(dsa) is float else numpy.asarray(dsa, dtype=numpy.float64)
+    n_idx = n_idx if type(n_idx) is float else numpy.asarray(n_idx, dtype=numpy.float64)
+    d_idx = d_idx if type(d_idx) is float else numpy.asarray(d_idx, dtype=numpy.float64)
+    k_top = k_top if type(k_top) is float else numpy.asarray(k_top, dtype=numpy.float64)
+    d_lat = d_lat if type(d_lat) is float else numpy.asarray(d_lat, dtype=numpy.float64)
+    sh_gate = sh_gate if type(sh_gate) is float else numpy.asarray(sh_gate, dtype=numpy.float64)
+    all_experts = all_experts if type(all_experts) is float else numpy.asarray(all_experts, dtype=numpy.float64)
+    attn_gate = attn_gate if type(attn_gate) is float else numpy.asarray(attn_gate, dtype=numpy.float64)
+    l_mamba = l_mamba if type(l_mamba) is float else numpy.asarray(l_mamba, dtype=numpy.float64)
+    l_ssd = l_ssd if type(l_ssd) is float else numpy.asarray(l_ssd, dtype=numpy.float64)
+    l_lru = l_lru if type(l_lru) is float else numpy.asarray(l_lru, dtype=numpy.float64)
+    l_gdn = l_gdn if type(l_gdn) is float else numpy.asarray(l_gdn, dtype=numpy.float64)
+    l_noattn = l_noattn if type(l_noattn) is float else numpy.asarray(l_noattn, dtype=numpy.float64)
+    l_nomlp = l_nomlp if type(l_nomlp) is float else numpy.asarray(l_nomlp, dtype=numpy.float64)
+    Q_ssd = Q_ssd if type(Q_ssd) is float else numpy.asarray(Q_ssd, dtype=numpy.float64)
+    Q_gdn = Q_gdn if type(Q_gdn) is float else numpy.asarray(Q_gdn, dtype=numpy.float64)
+    E = E if type(E) is float else numpy.asarray(E, dtype=numpy.float64)
+    k = k if type(k) is float else numpy.asarray(k, dtype=numpy.float64)
+    r_q = r_q if type(r_q) is float else numpy.asarray(r_q, dtype=numpy.float64)
+    r_kv = r_kv if type(r_kv) is float else numpy.asarray(r_kv, dtype=numpy.float64)
+    d_rope = d_rope if type(d_rope) is float else numpy.asarray(d_rope, dtype=numpy.float64)
+    d_nope = d_nope if type(d_nope) is float else numpy.asarray(d_nope, dtype=numpy.float64)
+    d_v = d_v if type(d_v) is float else numpy.asarray(d_v, dtype=numpy.float64)
+    d_moe = d_moe if type(d_moe) is float else numpy.asarray(d_moe, dtype=numpy.float64)
+    d_ssm = d_ssm if type(d_ssm) is float else numpy.asarray(d_ssm, dtype=numpy.float64)
+    N_ssm = N_ssm if type(N_ssm) is float else numpy.asarray(N_ssm, dtype=numpy.float64)
+    r_dt = r_dt if type(r_dt) is float else numpy.asarray(r_dt, dtype=numpy.float64)
+    k_conv = k_conv if type(k_conv) is float else numpy.asarray(k_conv, dtype=numpy.float64)
+    n_ssmh = n_ssmh if type(n_ssmh) is float else numpy.asarray(n_ssmh, dtype=numpy.float64)
+    n_grp = n_grp if type(n_grp) is float else numpy.asarray(n_grp, dtype=numpy.float64)
+    d_lru = d_lru if type(d_lru) is float else numpy.asarray(d_lru, dtype=numpy.float64)
+    w_lru = w_lru if type(w_lru) is float else numpy.asarray(w_lru, dtype=numpy.float64)
+    n_kh = n_kh if type(n_kh) is float else numpy.asarray(n_kh, dtype=numpy.float64)
+    n_vh = n_vh if type(n_vh) is float else numpy.asarray(n_vh, dtype=numpy.float64)
+    d_kh = d_kh if type(d_kh) is float else numpy.asarray(d_kh, dtype=numpy.float64)
+    d_vh = d_vh if type(d_vh) is float else numpy.asarray(d_vh, dtype=numpy.float64)
+    return numpy.float64(2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*(s_in*functools.reduce(numpy.minimum, [k_top, s_in]) - 1/2*(functools.reduce(numpy.minimum, [k_top, s_in]) - 1)*functools.reduce(numpy.minimum, [k_top, s_in]))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s_in))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s_in) + _times(l_lru, lambda: 6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru, b, d_lru, h, k_conv, s_in, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s_in) + _times(l_moe, lambda: 2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s_in, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s_in) + _times(n_idx, lambda: 2*b*(d_idx + 1)*((1/2)*s_in*(s_in + 1) - s_in*functools.reduce(numpy.minimum, [k_top, s_in]) + (1/2)*(functools.reduce(numpy.minimum, [k_top, s_in]) - 1)*functools.reduce(numpy.minimum, [k_top, s_in]))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd), b, d_idx, k_top, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, s_in))
+
+
 def memory_states(P, q_p, q_g, q_o):
     r"""model states of Ψ parameters at ZeRO stage 0, q_W bytes per weight, q_G per gradient and q_O of optimizer state.
 
@@ -17945,6 +18651,9 @@ FORMULAS = {
     'memory.weights.nf4': memory_weights_nf4,
     'memory.weights.nf4.double': memory_weights_nf4_double,
     'memory.weights.int8': memory_weights_int8,
+    'memory.weights.int_packed': memory_weights_int_packed,
+    'memory.weights.nvfp4': memory_weights_nvfp4,
+    'memory.weights.fp8_tensor': memory_weights_fp8_tensor,
     'perf.gemm.time': perf_gemm_time,
     'perf.gemm.efficiency': perf_gemm_efficiency,
     'perf.layer.gemms': perf_layer_gemms,
@@ -18119,6 +18828,12 @@ FORMULAS = {
     'serving.replicas': serving_replicas,
     'serving.cost.per_token': serving_cost_per_token,
     'serving.energy.per_token': serving_energy_per_token,
+    'serving.time.indexer': serving_time_indexer,
+    'serving.time.decode_step.sparse': serving_time_decode_step_sparse,
+    'serving.time.e2e.sparse': serving_time_e2e_sparse,
+    'serving.decode.kv_read.sparse': serving_decode_kv_read_sparse,
+    'serving.decode.attention.flops.sparse': serving_decode_attention_flops_sparse,
+    'serving.prefill.flops.sparse': serving_prefill_flops_sparse,
     'memory.states': memory_states,
     'memory.states.stage1': memory_states_stage1,
     'memory.states.stage2': memory_states_stage2,
@@ -18388,6 +19103,9 @@ INPUTS = {
     'memory.weights.nf4': ('d_in', 'd_out', 'B_q'),
     'memory.weights.nf4.double': ('d_in', 'd_out', 'B_q', 'B_q2'),
     'memory.weights.int8': ('d_in', 'd_out'),
+    'memory.weights.int_packed': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.nvfp4': ('d_in', 'd_out'),
+    'memory.weights.fp8_tensor': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.layer.gemms': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k', 'gated'),
@@ -18562,6 +19280,12 @@ INPUTS = {
     'serving.replicas': ('b', 'p', 'T_e2e', 'R_req'),
     'serving.cost.per_token': ('n', 'c_rent', 'R_out'),
     'serving.energy.per_token': ('n', 'W_gpu', 'R_out'),
+    'serving.time.indexer': ('b', 'g', 'l', 't', 'W_mem', 'd_idx', 's_ctx', 'q_kv', 'eta_hbm', 'mla', 'n_idx', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'X', 'eta_dec'),
+    'serving.time.decode_step.sparse': ('b', 'h', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'mla', 'n_idx', 'd_idx', 'k_top', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'g', 'd_head', 'r_kv', 'd_rope', 's_ctx', 'q_kv', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.time.e2e.sparse': ('b', 'h', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_out', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf', 'mla', 'n_idx', 'd_idx', 'k_top', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'a', 'g', 'd_head', 'r_kv', 'd_rope', 's_in', 'q_kv', 'd_ssm', 'N_ssm', 'k_conv', 'n_grp', 'd_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.kv_read.sparse': ('b', 'q_kv', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh', 'mla', 'd_idx', 'k_top', 'kv_expand', 'l_mamba', 'l_ssd', 'l_lru', 'l_noattn', 'a', 'g', 'd_head', 'l', 'r_kv', 'd_rope', 's_ctx', 'd_ssm', 'N_ssm', 'n_grp', 'd_lru'),
+    'serving.decode.attention.flops.sparse': ('b', 'a', 'd_head', 'l', 'k_top', 's_ctx', 'mla', 'n_idx', 'd_idx', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'r_kv', 'd_rope'),
+    'serving.prefill.flops.sparse': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in', 'gated', 'proj_emb', 'mla', 'q_lora', 'l_moe', 'd_sh', 'moe_lat', 'dsa', 'n_idx', 'd_idx', 'k_top', 'd_lat', 'sh_gate', 'all_experts', 'attn_gate', 'l_mamba', 'l_ssd', 'l_lru', 'l_gdn', 'l_noattn', 'l_nomlp', 'Q_ssd', 'Q_gdn', 'E', 'k', 'r_q', 'r_kv', 'd_rope', 'd_nope', 'd_v', 'd_moe', 'd_ssm', 'N_ssm', 'r_dt', 'k_conv', 'n_ssmh', 'n_grp', 'd_lru', 'w_lru', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
     'memory.states': ('P', 'q_p', 'q_g', 'q_o'),
     'memory.states.stage1': ('d', 'P', 'q_p', 'q_g', 'q_o'),
     'memory.states.stage2': ('d', 'P', 'q_p', 'q_g', 'q_o'),
@@ -18831,6 +19555,9 @@ REQUIRED = {
     'memory.weights.nf4': ('d_in', 'd_out', 'B_q'),
     'memory.weights.nf4.double': ('d_in', 'd_out', 'B_q', 'B_q2'),
     'memory.weights.int8': ('d_in', 'd_out'),
+    'memory.weights.int_packed': ('d_in', 'd_out', 'G_q', 'n_bits'),
+    'memory.weights.nvfp4': ('d_in', 'd_out'),
+    'memory.weights.fp8_tensor': ('d_in', 'd_out'),
     'perf.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.gemm.efficiency': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
     'perf.layer.gemms': ('b', 's', 'h', 'a', 'g', 'd_head', 'd_ff', 't', 'X', 'W_mem', 'q', 'eta_gemm', 'eta_mem', 'tau_k'),
@@ -19005,6 +19732,12 @@ REQUIRED = {
     'serving.replicas': ('b', 'p', 'T_e2e', 'R_req'),
     'serving.cost.per_token': ('n', 'c_rent', 'R_out'),
     'serving.energy.per_token': ('n', 'W_gpu', 'R_out'),
+    'serving.time.indexer': ('b', 'g', 'l', 't', 'W_mem', 'd_idx', 's_ctx', 'q_kv', 'eta_hbm'),
+    'serving.time.decode_step.sparse': ('b', 'h', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w'),
+    'serving.time.e2e.sparse': ('b', 'h', 'l', 't', 'p', 'X', 'W_mem', 'q', 'W_tp', 'W_pp', 's_out', 'eta_dec', 'eta_hbm', 'tau_L', 'tau_ar', 'F_fwd', 'R_w', 'T_pf'),
+    'serving.decode.kv_read.sparse': ('b', 'q_kv', 'l_gdn', 'k_conv', 'n_kh', 'n_vh', 'd_kh', 'd_vh'),
+    'serving.decode.attention.flops.sparse': ('b', 'a', 'd_head', 'l', 'k_top', 's_ctx'),
+    'serving.prefill.flops.sparse': ('b', 'h', 'a', 'g', 'd_head', 'd_ff', 'l', 'V', 'd_emb', 's_in'),
     'memory.states': ('P', 'q_p', 'q_g', 'q_o'),
     'memory.states.stage1': ('d', 'P', 'q_p', 'q_g', 'q_o'),
     'memory.states.stage2': ('d', 'P', 'q_p', 'q_g', 'q_o'),
