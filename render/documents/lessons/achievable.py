@@ -32,10 +32,10 @@ F.value("decode_eff", "perf.gemm.efficiency", percent=True, digits=2, M_rows=1, 
 F.value("big_eff", "perf.gemm.efficiency", percent=True, digits=3, M_rows=8192, K_inner=8192, N_cols=8192)
 DECODE = {"M_rows": 1, "K_inner": 8192, "N_cols": GEMMS["qkv"][2]}  # the Q, K, V projection on one token
 F.value("decode_time", "perf.gemm.time", **DECODE)
-F.number("decode_kernel_share", F["tau_k"] / F["decode_time"], percent=True, digits=2)
+F.number("decode_kernel_share", F["tau_k"] / F["decode_time"], percent=True)
 F.number("decode_flops_time", 2 * DECODE["K_inner"] * DECODE["N_cols"] / (F["X"] * F["eta_gemm"]), unit="second")
 F.number("decode_read_time", F.compute("perf.gemm.time", tau_k=0, **DECODE) - F["decode_flops_time"], unit="second")
-F.number("decode_read_share", F["decode_read_time"] / F["decode_time"], percent=True, digits=2)
+F.number("decode_read_share", F["decode_read_time"] / F["decode_time"], percent=True)
 F.published("megatron_share", "megatron2021.t1.1T.peak")
 F.published("palm_mfu", "palm2022.b.mfu")
 F.published("korthikanti_mfu", "korthikanti2022.t5.175B.mfu")
