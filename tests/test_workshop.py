@@ -192,3 +192,46 @@ def test_the_serving_view_flags_what_the_training_half_refuses(page_rows):
     assert row["verdict"] == "invalid layout"
     assert row["serving"]["flag"].startswith("the training half refuses this: the global batch 7 must be a multiple")
     assert page_rows[LLAMA_P2]["serving"]["flag"] == ""
+
+
+# --- the two-page handout (item 2), read back from the PDFs the build writes with poppler ----------------------
+
+SYLLABUS = ("12lh", "GQA and a gated MLP", "6ΨD", "Model states by framework", "Activations per layer", "KV cache",
+            "TP, PP, DP volumes", "TTFT and TPOT by term", "The KV wall", "MoE: active against total",
+            "$ per million output tokens", "does not fit", "fits:")
+
+
+@pytest.mark.parametrize("paper, width", [("a4", 595), ("letter", 612)])
+def test_the_handout_is_two_pages_holding_the_syllabus_and_nothing_overflows(paper, width):
+    import re
+    import shutil
+    import subprocess
+
+    from build_session import built
+
+    if shutil.which("pdftotext") is None or shutil.which("pdflatex") is None:
+        pytest.skip("needs pdflatex and poppler")
+    pdf = built().out / f"handout-{paper}.pdf"
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    assert re.search(r"Pages:\s+2\n", info) and f"{width} x" in info.split("Page size:")[1].split("\n")[0]
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    for item in SYLLABUS:
+        assert item in text, item
+    # every word inside the page, a margin of 1.3 cm (37 pt) less 10 pt of tolerance on either side
+    boxes = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    right = [float(x) for x in re.findall(r'xMax="([0-9.]+)"', boxes)]
+    left = [float(x) for x in re.findall(r'xMin="([0-9.]+)"', boxes)]
+    assert right and max(right) <= width - 27 and min(left) >= 27
+
+
+def test_the_handouts_figures_are_estimates_and_serves(capsys):
+    # one figure, one answer: the handout's GPT-3 run is estimate's and its service is serve's, to the byte
+    from llm_formulas.render.documents.handout import gpt3_run, llama_serving
+
+    doc = cli_json(capsys, "estimate", "--model", "gpt3-175b", "--gpu", "a100-80gb", "--tp", "8", "--pp", "8", "--dp", "16",
+                   "--global-batch", "1536", "--seq", "2048", "--tokens", "300e9", "--mfu", "0.45",
+                   "--framework", "megatron-lm-2021", "--recompute", "full")
+    assert float(gpt3_run()["memory"]["total"]) == pytest.approx(doc["memory"]["total"], rel=1e-12)
+    served = cli_json(capsys, "serve", "--model", "llama2-70b", "--gpu", "h100-sxm", "--tp", "8", "--batch", "64",
+                      "--input", "2000", "--output", "500")
+    assert float(llama_serving()["tpot_seconds"]) == pytest.approx(served["tpot_seconds"], rel=1e-12)
