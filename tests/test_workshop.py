@@ -235,3 +235,50 @@ def test_the_handouts_figures_are_estimates_and_serves(capsys):
     served = cli_json(capsys, "serve", "--model", "llama2-70b", "--gpu", "h100-sxm", "--tp", "8", "--batch", "64",
                       "--input", "2000", "--output", "500")
     assert float(llama_serving()["tpot_seconds"]) == pytest.approx(served["tpot_seconds"], rel=1e-12)
+
+
+# --- the checker (item 6): what people type, and the slip the answer really matches -----------------------------
+
+@pytest.mark.parametrize("exercise, answer", [
+    ("cost.deepseek_pretraining", "5.3 million"),  # 2,664,000 h × $2 = $5,328,000
+    ("cost.deepseek_pretraining", "$5.33M"),
+    ("cost.deepseek_pretraining", "5.33e6 USD"),
+    ("memory.training_70b", "1850e9 bytes"),  # 16 · 70e9 + 80 · 34 · 4096 · 8 · 8192 = 1120 GB + 730 GB
+    ("memory.training_70b", "1.85e12 bytes"),
+])
+def test_the_checker_reads_what_people_type(exercise, answer):
+    from llm_formulas.render.documents.exercises import check
+
+    assert check(exercise, answer).right
+
+
+@pytest.mark.parametrize("exercise, answer, slip", [
+    # [4096, 8192] × [8192, 7168] on the A100: FLOPs alone 2·4096·8192·7168/(312e12·0.802) = 1922 µs; with the kernel's
+    # 54.6 µs but not the bytes 1977 µs: each is the slip it names, not a GB/GiB factor of a time as the old checker said
+    ("achievable.gemm_time", 1922, "the compute term alone"),
+    ("achievable.gemm_time", 1977, "the memory term forgotten"),
+    # 1120 GB of states + 80 layers of Llama's block with its masks at b = 8, s = 4096, t = 1 (913 GB) = 2033 GB
+    ("memory.training_70b", 2033, "Llama's own block where the question counts GPT's"),
+    # 8 × 185.98: one GPU's share of a sequence's cache divided into all 8 GPUs' room
+    ("serving.kv_wall", 1488, "one GPU's share of the cache against all 8 GPUs' memory"),
+    ("cost.deepseek_pretraining", 2664000, "the price forgotten"),  # $2 an hour left out
+    # 6 · 68,976,648,192 · 2e12 / (64 · 312e12 · 0.4 · 86400) = 1199 days at the real count, 1217 at the question's 70e9
+    ("cluster.llama2_70b_days", 1199, "the real parameter count where the question gives 70 × 10⁹"),
+    ("cluster.llama2_70b_days", "3.28 years", "the real parameter count where the question gives 70 × 10⁹"),
+])
+def test_the_checker_names_the_slip_the_answer_matches(exercise, answer, slip):
+    from llm_formulas.render.documents.exercises import check
+
+    checked = check(exercise, answer)
+    assert checked.right is False and checked.slip == slip, checked.message
+
+
+def test_the_checker_names_no_byte_slip_for_a_time_and_counts_only_what_fits():
+    from llm_formulas.render.documents.exercises import check
+
+    # 1700 µs is off by 0.91 ≈ 2⁴⁰/10¹², which the old checker called "TB read as TiB": a time has no bytes to misread
+    assert "TiB" not in check("achievable.gemm_time", 1850).message
+    assert check("cluster.llama2_70b_days", 1217).right  # 6 · 70e9 · 2e12 / (64 · 312e12 · 0.4 · 86400) = 1217.0
+    # 185 sequences fit (185.98 rounded down); 190 does not, and 186 neither
+    assert check("serving.kv_wall", 185).right
+    assert not check("serving.kv_wall", 190).right and not check("serving.kv_wall", 186).right
