@@ -282,3 +282,72 @@ def test_the_checker_names_no_byte_slip_for_a_time_and_counts_only_what_fits():
     # 185 sequences fit (185.98 rounded down); 190 does not, and 186 neither
     assert check("serving.kv_wall", 185).right
     assert not check("serving.kv_wall", 190).right and not check("serving.kv_wall", 186).right
+
+
+# --- one figure, one answer (item 4): the shared cases, each priced on two surfaces ------------------------------
+
+def _estimate(capsys, *options: str) -> dict:
+    return cli_json(capsys, "estimate", *options)
+
+
+GPT3_RUN = ("--model", "gpt3-175b", "--gpu", "a100-80gb", "--tp", "8", "--pp", "8", "--dp", "16", "--global-batch", "1536",
+            "--seq", "2048", "--tokens", "300e9", "--mfu", "0.45", "--framework", "megatron-lm-2021", "--recompute", "full")
+LLAMA_TRAIN = ("--model", "llama2-70b", "--gpu", "a100-80gb", "--tp", "8", "--pp", "8", "--micro-batches", "64",
+               "--seq", "4096", "--tokens", "2e12", "--mfu", "0.4")
+LLAMA_SERVE = ("serve", "--model", "llama2-70b", "--gpu", "h100-sxm", "--tp", "8", "--batch", "64", "--input", "2000",
+               "--output", "500")
+
+
+def _handout():
+    from llm_formulas.render.documents import handout
+
+    return handout
+
+
+def _lesson(name: str):
+    import importlib
+
+    return importlib.import_module(f"llm_formulas.render.documents.lessons.{name}").F
+
+
+SHARED = {  # case: (one surface's figure, the other's, relative tolerance); the accounting each uses is named in its words
+    "GPT-3 run, memory: handout = estimate": (lambda c: _handout().gpt3_run()["memory"]["total"],
+                                              lambda c: _estimate(c, *GPT3_RUN)["memory"]["total"], 1e-12),
+    "GPT-3 run, GPU-hours: handout = estimate": (lambda c: _handout().gpt3_run()["time"]["gpu_hours"],
+                                                 lambda c: _estimate(c, *GPT3_RUN)["time"]["gpu_hours"], 1e-12),
+    "GPT-3 run, TP bytes: handout = estimate": (lambda c: _handout().gpt3_run()["comms"]["bytes"]["tp"],
+                                                lambda c: _estimate(c, *GPT3_RUN)["comms"]["bytes"]["tp"], 1e-12),
+    "Llama-2-70B first stage: memory lesson = estimate (megatron-lm-2022)": (
+        lambda c: _lesson("memory")["estimate_total"],
+        lambda c: _estimate(c, *LLAMA_TRAIN[:-4], "--seq", "4096", "--mfu", "0.4", "--micro-batches", "8",
+                            "--framework", "megatron-lm-2022")["memory"]["first_stage"]["total"], 1e-12),
+    "Llama-2-70B first stage: the lesson's sketch within 2 % of estimate": (
+        lambda c: _lesson("memory")["first_stage"],
+        lambda c: _lesson("memory")["estimate_total"], 0.02),
+    "Llama-2-70B on 2T tokens: cluster lesson's days = estimate's 6ΨD days": (
+        lambda c: _lesson("cluster")["days"] / 86400,  # the formula's seconds
+        lambda c: _estimate(c, *LLAMA_TRAIN)["time"]["ideal_days"], 1e-9),
+    "Llama-2-70B parameters: memory lesson = estimate": (lambda c: _lesson("memory")["P"],
+                                                        lambda c: _estimate(c, *LLAMA_TRAIN)["params"]["total"], 0),
+    "Llama-2-70B served: handout TTFT = serve": (lambda c: _handout().llama_serving()["ttft_seconds"],
+                                               lambda c: cli_json(c, *LLAMA_SERVE)["ttft_seconds"], 1e-12),
+    "Llama-2-70B served: handout KV wall = serve": (lambda c: _handout().llama_serving()["memory"]["max_batch"],
+                                                  lambda c: cli_json(c, *LLAMA_SERVE)["memory"]["max_batch"], 0),
+    "Llama-2-70B served: handout $/M tokens = serve": (
+        lambda c: _handout().llama_serving()["dollars_per_million_output_tokens"],
+        lambda c: cli_json(c, *LLAMA_SERVE)["dollars_per_million_output_tokens"], 1e-12),
+    "Llama-2-70B on one H100: handout and serve both say it does not fit": (
+        lambda c: _handout().llama_serving(t=1, batch=1)["memory"]["fits"],
+        lambda c: cli_json(c, "serve", "--model", "llama2-70b", "--gpu", "h100-sxm", "--batch", "1", "--input", "2000",
+                           "--output", "500")["memory"]["fits"], 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SHARED))
+def test_the_shared_cases_agree_across_surfaces(capsys, case):
+    one, other, tolerance = SHARED[case]
+    first, second = one(capsys), other(capsys)
+    if isinstance(first, bool) or isinstance(second, bool) or type(first).__name__.startswith("Boolean"):
+        assert bool(first) == bool(second) is False
+    else:
+        assert float(first) == pytest.approx(float(second), rel=tolerance, abs=0)
