@@ -351,3 +351,14 @@ def test_the_shared_cases_agree_across_surfaces(capsys, case):
         assert bool(first) == bool(second) is False
     else:
         assert float(first) == pytest.approx(float(second), rel=tolerance, abs=0)
+
+
+def test_the_days_course_includes_serving_and_precision():
+    # item 3: serving was in no path; the sums are tested in test_notebooks (each lesson's stated minutes)
+    import re
+    from pathlib import Path
+
+    index = (Path(__file__).parents[1] / "notebooks" / "README.md").read_text(encoding="utf-8")
+    day = index.split("**A day's course", 1)[1].split("The rest", 1)[0]
+    taught = set(re.findall(r"\[(\w+)\]\(\w+\.ipynb\)", day))
+    assert {"params", "flops", "memory", "comms", "cluster", "serving", "precision", "moe", "cost"} <= taught
