@@ -362,3 +362,13 @@ def test_the_days_course_includes_serving_and_precision():
     day = index.split("**A day's course", 1)[1].split("The rest", 1)[0]
     taught = set(re.findall(r"\[(\w+)\]\(\w+\.ipynb\)", day))
     assert {"params", "flops", "memory", "comms", "cluster", "serving", "precision", "moe", "cost"} <= taught
+
+
+def test_the_cheat_sheet_says_what_its_6psid_counts_and_that_70b_does_not_fit_one_h100():
+    # the issue: "Its 6ΨD entry prints 314 ZFLOP (the whole run) and then says 'D = B·s here, one iteration'"; "prices
+    # decoding Llama-2-70B on one H100 although 138 GB of weights cannot fit in 80 GB, and says nothing"
+    from llm_formulas.render.documents.cheatsheet import CONTEXTS, SECTIONS
+
+    six = next(row for _, rows in SECTIONS for row in rows if row[0] == "flops.training.approx")
+    assert "whole run" in six[3] and "one iteration" not in six[3]
+    assert "do not fit one H100" in CONTEXTS["h100"][1]
