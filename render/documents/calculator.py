@@ -4,9 +4,14 @@ At the top, the report of ``llm-formulas estimate`` (formulas.estimate traced wi
 to JavaScript by ``render.printers.jscodegen.report_javascript``): a verdict with the memory per GPU, a
 stacked bar of the memory (weights, gradients, optimizer states, activations; weights and KV cache when
 decoding) against the GPU's memory, the step split into compute, bubble and exposed communication,
-training time, GPU-hours, tokens/s per GPU, MFU and HFU, and the largest micro-batch that fits. Below it the
+training time, GPU-hours, tokens/s per GPU, MFU and HFU, and the largest micro-batch that fits, under the framework
+the selector names (``estimate --framework``: one traced report per framework of ``PAGE_FRAMEWORKS``, its bytes, its
+recompute and the micro-batches said beside the verdict; a layout preset opens on the framework, ZeRO stage and
+recompute its published run used, refused in ``Framework.lacks``'s words where a setting is not offered). Below it the
 serving view (``llm-formulas serve``'s report traced, render/printers/serving_js.py): for a batch and a request of the
-model on the GPU and the layout's t·p, the memory per GPU beside the KV wall (the largest batch, the longest context),
+model on the GPU and the layout's t·p, the memory per GPU beside the KV wall (the largest batch, the longest context,
+never beyond the model's window: what memory alone would hold is said beside it; a layout the training half refuses
+is flagged there),
 TTFT, TPOT, end-to-end latency, tokens/s, what bounds each phase, and $ and J per output token. A layout
 that breaks one of estimate's rules says which (``LAYOUT_RULES`` in the page, tested against
 ``formulas.estimate.layout_violation``). Below, folded, every formula of the catalogue with one input per
