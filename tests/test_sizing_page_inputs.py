@@ -138,7 +138,9 @@ def test_the_page_validates_every_input_its_report_reads():
         estimate_report = page[page.index(f"function estimate_report_{index}(given) {{"):]
         estimate_report = estimate_report[:estimate_report.index("\n}\n")]
         traced = tuple(re.findall(r'const (\w+) = given\["\1"\];', estimate_report))
-        assert len(traced) > 50 and set(report_inputs()) == set(page_report_inputs(traced))
+        # the default's report reads every input; another framework's may read fewer (no MTP modules built: no n_mtp)
+        read = set(page_report_inputs(traced))
+        assert len(traced) > 50 and (set(report_inputs()) == read if index == 0 else read <= set(report_inputs()))
     assert set(report_inputs()) >= {"B", "V", "d_ff", "d_head", "k", "E", "g"}
     assert "m" not in report_inputs()  # m = B/(b·d) follows the layout
 
