@@ -40,7 +40,10 @@ function collect(d) {
       return [s.id, [s.value, s.classList.contains("invalid")]]; })),
     warnings: Object.fromEntries(Array.from(d.querySelectorAll(".warn")).filter(function (w) { return w.textContent; }).map(function (w) {
       return [w.id.slice(5), w.textContent]; })),
+    accounting: d.getElementById("accounting").textContent,
     serving: {verdict: served.textContent, fits: served.dataset.fits || "", bound: d.getElementById("serve-bound").dataset.value,
+      flag: d.getElementById("serve-flag").textContent, context: d.querySelector('output[data-serve-report="memory.max_context"]').textContent,
+      contextNote: d.getElementById("context-note").textContent,
       figures: Object.fromEntries(Array.from(d.querySelectorAll("output[data-serve-report]")).map(function (o) {
         return [o.dataset.serveReport, o.dataset.value]; }))},
     unreadable: ["NaN", "Infinity", "undefined"].filter(function (word) { return dynamic.includes(word); }),

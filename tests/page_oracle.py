@@ -23,7 +23,9 @@ import numpy as np
 
 from build_session import calculator
 
-SELECTS = {"zero": ("0", "1", "2", "3"), "recompute": ("none", "selective", "full"), "units": ("GB", "GiB")}
+from llm_formulas.render.documents.calculator import PAGE_FRAMEWORKS
+
+SELECTS = {"framework": tuple(key for key, _ in PAGE_FRAMEWORKS), "zero": ("0", "1", "2", "3"), "recompute": ("none", "selective", "full"), "units": ("GB", "GiB")}
 FLAGS = ("sp", "flash", "derive-P")
 LAYOUT_NAMES = ("t", "p", "d", "b", "B", "v", "s")
 GPU_NAMES = ("X", "M_gpu", "W_mem", "W_link")
@@ -116,6 +118,7 @@ def _value(name: str, text: str, scale: int) -> Fraction:
 def expected(query: str) -> Expected:
     from llm_formulas.formulas.vocabulary.bounds import bound_violation, model_violation
     from llm_formulas.formulas.reports.estimate import RECOMPUTE_MODES, Layout, layout_violation
+    from llm_formulas.formulas.data.frameworks import framework
     from llm_formulas.render.cli.numbers import InputError, parse_fraction
 
     given = _first(query)
@@ -160,16 +163,23 @@ def expected(query: str) -> Expected:
         return Expected("invalid layout")
     if bound_violation("n", t * p * d) is not None:
         return Expected("invalid layout")
-    zero, recompute = int(given.get("zero", "0")), given.get("recompute", "selective")
+    # a setting the URL leaves out is the layout preset's (the run's framework, ZeRO and recompute), else the page's
+    chosen_layout = presets["layouts"][given.get("layout", next(iter(presets["layouts"])))]
+    settings = {"framework": "default", "zero": "0", "recompute": "selective"} | chosen_layout.get("settings", {})
+    zero, recompute = int(given.get("zero", settings["zero"])), given.get("recompute", settings["recompute"])
+    framework_key = given.get("framework", settings["framework"])
     parallel, flash = given.get("sp") == "1", given.get("flash") == "1"
     layout = Layout(n=t * p * d, t=t, p=p, d=d, b=b, m=B // (b * d), s=s, v=v, zero=zero, recompute=recompute,
                     sequence_parallel=parallel, attention="flash" if flash else "eager")
     if layout_violation(layout, model) is not None:
         return Expected("invalid layout")
-    return _report(layout, model, values, float(network) * 1e9, RECOMPUTE_MODES.index(recompute))
+    chosen = framework(framework_key)
+    if chosen.lacks(zero, recompute, parallel, v, p, t) is not None:
+        return Expected("invalid layout")
+    return _report(layout, model, values, float(network) * 1e9, RECOMPUTE_MODES.index(recompute), chosen)
 
 
-def _report(layout, model: dict[str, int], values: dict[str, Fraction], network: float, mode: int) -> Expected:
+def _report(layout, model: dict[str, int], values: dict[str, Fraction], network: float, mode: int, chosen=None) -> Expected:
     """The report in float64 through the generated NumPy code, judged as the page judges its own."""
     from dataclasses import replace
 
@@ -177,7 +187,7 @@ def _report(layout, model: dict[str, int], values: dict[str, Fraction], network:
     from llm_formulas.render.numeric.evaluator import NUMPY_OPS, numeric, numeric_inputs
 
     inputs = Inputs(model=model, gpu={name: float(values[name]) for name in GPU_NAMES}, network=network,
-                    tokens=float(values["D"]), utilization=float(values["U"]), overlap=float(values["r"]))
+                    tokens=float(values["D"]), utilization=float(values["U"]), overlap=float(values["r"]), framework=chosen)
     arrays = replace(layout, zero=np.array([layout.zero]), recompute=np.array([mode]),
                      sequence_parallel=np.array([layout.sequence_parallel]),
                      attention=np.array([1 if layout.attention == "flash" else 0]))

@@ -266,7 +266,8 @@ def test_only_into_an_empty_folder_writes_that_stage_alone(tmp_path, capsys):
     assert main(["build", "--out", str(out), "--only", "Guide, cheatsheet"]) == 0
     written = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     # no pdf stage asked for: no PDF, and none reported skipped
-    assert written == {"guide.md", "guide.html", "cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png", "manifest.json"}
+    assert written == {"guide.md", "guide.html", "cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png", "handout-a4.tex",
+                       "handout-letter.tex", "manifest.json"}
     assert "skipped" not in capsys.readouterr().out
 
 

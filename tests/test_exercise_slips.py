@@ -99,6 +99,17 @@ SLIPPED = [
     ("serving.speculative", "the draft's cost forgotten", (1 - 0.8**5) / (1 - 0.8)),
     ("achievable.gemm_time", "the kernel's fixed cost forgotten",
      (2 * 4096 * 8192 * 7168 / (312e12 * 0.802) + 2 * (4096 * 8192 + 8192 * 7168 + 4096 * 7168) / (2.039e12 * 0.843)) * 1e6),
+    # issue 32 item 6: the slips the old checker misnamed
+    ("achievable.gemm_time", "the compute term alone", 2 * 4096 * 8192 * 7168 / (312e12 * 0.802) * 1e6),
+    ("achievable.gemm_time", "the memory term forgotten", (2 * 4096 * 8192 * 7168 / (312e12 * 0.802) + 54.6e-6) * 1e6),
+    # Llama's block with its two 1-byte masks at t = 1: b·s·(10h + 8·d_ff + 4·d_head·(a + g)) a layer, 80 of them
+    ("memory.training_70b", "Llama's own block where the question counts GPT's",
+     (16 * 70e9 + 80 * 8 * 4096 * (10 * 8192 + 8 * 28672 + 4 * 128 * (64 + 8))) / GB),
+    ("cluster.llama2_70b_days", "the real parameter count where the question gives 70 × 10⁹",
+     6 * LLAMA2_70B_P * 2e12 / (64 * 312e12 * 0.4) / DAY),
+    ("serving.kv_wall", "one GPU's share of the cache against all 8 GPUs' memory",
+     8 * (80e9 - 2 * 70_553_706_496 / 8) / (8192 * 2 * 80 * 8 * 128 * 2 / 8)),
+    ("cost.deepseek_pretraining", "the price forgotten", 2_664_000),
 ]
 
 

@@ -226,7 +226,7 @@ def sizing_url(model: str, gpu_key: str, lay: dict, assumed: dict = ASSUMED) -> 
     query = {"model": preset(model).title, "gpu": gpu(gpu_key).name, "layout": LAYOUTS[0].name,
              "t": lay["tp"], "p": lay["pp"], "d": lay["dp"], "b": lay["micro_batch"], "B": lay["global_batch"],
              "s": lay["seq"], "v": lay["interleave"], "D": assumed["tokens"], "U": assumed["mfu"], "zero": lay["zero"],
-             "recompute": lay["recompute"]}
+             "recompute": lay["recompute"], "framework": "default"}  # estimate's default framework, as the argv below
     query |= {name: assumed[key] for name, key in (("r", "overlap"), ("network", "network")) if key in assumed}
     query |= {"sp": "1"} if lay["sp"] else {}
     query |= {"flash": "1"} if lay["flash"] else {}

@@ -224,7 +224,7 @@ INDEPENDENT = {
     "pipeline.bloom_last_stage": 250880 / (12 * 14336 + 2 * 2048),  # 1.424
     "optimizations.onebit_warmup": 1 / (0.15 + 0.85 / 32),  # 5.66
     # (80 GB − 2 bytes × 70,553,706,496 / 8) / (8192 tokens × 2 × 80 × 8 × 128 × 2 bytes / 8 GPUs): 185.9
-    "serving.kv_wall": (80e9 - 2 * 70_553_706_496 / 8) / (8192 * 2 * 80 * 8 * 128 * 2 / 8),
+    "serving.kv_wall": int((80e9 - 2 * 70_553_706_496 / 8) / (8192 * 2 * 80 * 8 * 128 * 2 / 8)),  # how many fit: rounded down
     "serving.speculative": (1 - 0.8**5) / (1 - 0.8) / (4 * 0.05 + 1),  # Leviathan et al. 2023, Theorem 3.8: 2.80
     # issue 26. Mixtral 8x7B: 46,702,792,704 parameters as transformers builds it, less 6 of the 8 experts of each of
     # its 32 layers (3 matrices of 4096 × 14336 each), then 6 FLOPs per active parameter

@@ -127,6 +127,17 @@ class Layout:
         return self.b * self.m * self.d
 
 
+def bubble_note(p: int, m: int, v: int = 1) -> str | None:
+    """A warning, in words, when the pipeline has fewer micro-batches than stages (m < p): the bubble
+    (p − 1)/(v·m) (``cluster.bubble``, Narayanan et al. 2021 §2.2) is then at least (p − 1)/p of the compute, and
+    the step it prices is mostly idle; None otherwise."""
+    if p <= 1 or m >= p:
+        return None
+    share = Fraction(p - 1, v * m)
+    return (f"m = {m} micro-batch{'es' if m > 1 else ''} < p = {p} stages: the pipeline bubble (p−1)/(v·m) = "
+            f"{float(share) * 100:.0f} % of the compute dominates the step; give more micro-batches (m ≥ p)")
+
+
 def layout_violation(layout: Layout, model: dict[str, int]) -> str | None:
     """The first rule the layout breaks, in words, or None: the one statement of the rules
     (``check_layout`` raises it, ``plan`` keeps the layouts that break none)."""

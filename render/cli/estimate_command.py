@@ -370,8 +370,21 @@ def run(args: argparse.Namespace) -> Result:
         "assumptions": assumptions_json(inputs) | {"tokens_default": args.tokens is None}
                        | ({} if inputs.utilization is None else {"U_given_as": given_as(args)}),
     } | _to_json(report)
+    doc["notes"] = layout_notes(args, layout)
     doc["units"] = report_units(doc)
     return Result(doc, render_text(doc))
+
+
+def layout_notes(args: argparse.Namespace, layout: Layout) -> list[str]:
+    """What the report assumed about the micro-batches and why it matters: m = 1 taken for want of --micro-batches or
+    --global-batch (said whenever p > 1), and a bubble that dominates the step (formulas.reports.estimate.bubble_note)."""
+    from llm_formulas.formulas.reports.estimate import bubble_note
+
+    notes = []
+    if layout.p > 1 and args.global_batch is None and args.micro_batches is None:
+        notes.append("m = 1 micro-batch taken: neither --micro-batches nor --global-batch was given")
+    bubble = bubble_note(layout.p, layout.m, layout.v)
+    return notes + ([bubble] if bubble else [])
 
 
 def given_as(args: argparse.Namespace) -> str:
@@ -537,6 +550,7 @@ def render_text(doc: dict) -> str:
         f"assumes: {speed}, {tokens}, network {human(assumed['network_bytes_per_second'], 'byte/second')} per GPU "
         f"(PP, DP), {assumed['gpus_per_node']} GPUs per node, bf16 activations (2 bytes)",
         f"prices: {'Megatron Core' if name == 'default' else name} — {assumed['framework']['holds']}",
+        *(f"note: {note}" for note in doc.get("notes", ())),
         "",
         "parameters",
         f"  total {human(params['total'], '1')}   active {human(params['active'], '1')}   "

@@ -174,7 +174,7 @@ def tex_problem(error: str) -> str:
 
 REFERENCE = ("reference.md", "reference.html", "reference.tex", "handbook.tex")
 GUIDE = ("guide.md", "guide.html")
-CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png")
+CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png", "handout-a4.tex", "handout-letter.tex")
 
 # numeric is printed in a child process from the start (render/documents/beside.py) and written after the others
 STAGES = ("plots", "reference", "cheatsheet", "guide", "calculator", "notebooks", "slides", "numeric", "pdf")
@@ -214,7 +214,8 @@ def stage_files(out: Path, notebooks_dir: Path | None = None, stages: tuple[str,
     }
 
 
-PDF_SOURCES = {"handbook": "reference", "reference": "reference", "cheatsheet": "cheatsheet"}  # a TeX → the stage writing it
+PDF_SOURCES = {"handbook": "reference", "reference": "reference", "cheatsheet": "cheatsheet",  # a TeX → the stage writing it
+               "handout-a4": "cheatsheet", "handout-letter": "cheatsheet"}  # the workshop's two pages (handout.py)
 
 
 def compiled(stages: tuple[str, ...]) -> dict[str, str]:
@@ -273,16 +274,19 @@ def clear_partials(paths: list[Path]) -> None:
 
 
 def cheatsheet_files() -> dict[str, str | bytes]:
-    """cheatsheet.html, cheatsheet.tex and its picture, by name."""
+    """cheatsheet.html, cheatsheet.tex and its picture, and the two-page handout's TeX per paper size, by name."""
     import base64
 
     from llm_formulas.render.documents.cheatsheet import cheatsheet
+    from llm_formulas.render.documents.handout import PAPERS, handout
 
     sheet = cheatsheet()
     context = {"sections": sheet.sections, "symbols": sheet.symbols, "contexts": sheet.contexts, "plot": sheet.plot,
                "plot_png": sheet.plot_png, "plot_caption": sheet.plot_caption}
+    sections = handout()
     return {"cheatsheet.html": render("cheatsheet.html", **context), "cheatsheet.tex": render("cheatsheet.tex", **context),
-            sheet.plot: base64.b64decode(sheet.plot_png)}
+            sheet.plot: base64.b64decode(sheet.plot_png)} | {
+        f"handout-{key}.tex": render("handout.tex", sections=sections, paper=paper) for key, paper in PAPERS.items()}
 
 
 def write_slides(manifest: Manifest, notebooks: list[Path]) -> None:
@@ -402,6 +406,8 @@ def _render(manifest: Manifest, only: tuple[str, ...], report: Stages, lessons: 
                 manifest.write(relative, content)
             sources["cheatsheet"] = (str(sheet["cheatsheet.tex"]),
                                      {name: data for name, data in sheet.items() if isinstance(data, bytes)})
+            for key in ("handout-a4", "handout-letter"):
+                sources[key] = (str(sheet[f"{key}.tex"]), {})
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
         jobs = {pdfs[source]: background.submit(compile_pdf, tex, assets, source)
                 for source, (tex, assets) in sources.items() if source in pdfs and compiling}

@@ -4,9 +4,14 @@ At the top, the report of ``llm-formulas estimate`` (formulas.reports.estimate t
 to JavaScript by ``render.printers.jscodegen.report_javascript``): a verdict with the memory per GPU, a
 stacked bar of the memory (weights, gradients, optimizer states, activations; weights and KV cache when
 decoding) against the GPU's memory, the step split into compute, bubble and exposed communication,
-training time, GPU-hours, tokens/s per GPU, MFU and HFU, and the largest micro-batch that fits. Below it the
+training time, GPU-hours, tokens/s per GPU, MFU and HFU, and the largest micro-batch that fits, under the framework
+the selector names (``estimate --framework``: one traced report per framework of ``PAGE_FRAMEWORKS``, its bytes, its
+recompute and the micro-batches said beside the verdict; a layout preset opens on the framework, ZeRO stage and
+recompute its published run used, refused in ``Framework.lacks``'s words where a setting is not offered). Below it the
 serving view (``llm-formulas serve``'s report traced, render/printers/serving_js.py): for a batch and a request of the
-model on the GPU and the layout's t·p, the memory per GPU beside the KV wall (the largest batch, the longest context),
+model on the GPU and the layout's t·p, the memory per GPU beside the KV wall (the largest batch, the longest context,
+never beyond the model's window: what memory alone would hold is said beside it; a layout the training half refuses
+is flagged there),
 TTFT, TPOT, end-to-end latency, tokens/s, what bounds each phase, and $ and J per output token. A layout
 that breaks one of estimate's rules says which (``LAYOUT_RULES`` in the page, tested against
 ``formulas.reports.estimate.layout_violation``). Below, folded, every formula of the catalogue with one input per
@@ -165,9 +170,51 @@ def serving_tables(serving_inputs: tuple[str, ...], gpu_names: tuple[str, ...]) 
     }
 
 
+PAGE_FRAMEWORKS = (("default", "Megatron Core"), ("megatron-lm-2021", "Megatron-LM 2021"), ("deepspeed-pipe", "DeepSpeed pipeline"))
+"""The frameworks the page prices (``estimate --framework``): the default and those its layout presets ran on; each is
+one traced report (seconds of the build each), so the list stays short."""
+
+
+def framework_tables() -> dict:
+    """Per page framework: what it holds in words (as ``estimate`` says it on its ``prices:`` line) and, for every
+    combination of the page's settings, the feature it lacks in ``estimate``'s words (``Framework.lacks``), keyed
+    ``zero|recompute|sp|v>1|p>1|t>1`` with 0/1 for the last four."""
+    from itertools import product
+
+    from llm_formulas.formulas.reports.estimate import RECOMPUTE_MODES
+    from llm_formulas.formulas.data.frameworks import framework
+
+    tables = {}
+    for key, label in PAGE_FRAMEWORKS:
+        chosen = framework(key)
+        lacks = {}
+        for zero, mode, sp_on, v, p, t in product(range(4), RECOMPUTE_MODES, (0, 1), (0, 1), (0, 1), (0, 1)):
+            missing = chosen.lacks(zero, mode, bool(sp_on), 1 + v, 1 + p, 1 + t)
+            if missing is not None:
+                lacks[f"{zero}|{mode}|{sp_on}|{v}|{p}|{t}"] = missing
+        tables[key] = {"label": label, "holds": chosen.holds.words(), "lacks": lacks}
+    return tables
+
+
+def framework_reports() -> str:
+    """The sizing report traced once per page framework, ``estimate_report_0``, ``estimate_report_1``, …, and
+    ``REPORTS``, the framework's key to its function."""
+    sources = [report_javascript(_model_names(), GPU_NAMES, _framework(key), f"estimate_report_{i}").source
+               for i, (key, _) in enumerate(PAGE_FRAMEWORKS)]
+    table = ", ".join(f"{json.dumps(key)}: estimate_report_{i}" for i, (key, _) in enumerate(PAGE_FRAMEWORKS))
+    return "".join(sources) + f"const REPORTS = {{{table}}};\n"
+
+
+def _framework(key: str) -> object:
+    from llm_formulas.formulas.data.frameworks import framework
+
+    return framework(key)
+
+
 def presets() -> dict:
     def table(entries):
-        return {e.name: {"values": e.values, "source": e.source} for e in entries}
+        return {e.name: {"values": e.values, "source": e.source} | ({"settings": dict(e.settings)} if e.settings else {})
+                for e in entries}
 
     return {"models": table(MODELS), "gpus": table(GPUS), "layouts": table(LAYOUTS)}
 
@@ -191,7 +238,7 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
         groups.setdefault(topic_of(formula.id), []).append(row)
     present = {f.id for f in script.formulas}
     derived = {name: next(fid for fid in ids if fid in present) for name, ids in DERIVED.items() if present & set(ids)}
-    report = report_javascript(_model_names(), GPU_NAMES)
+    report = report_javascript(_model_names(), GPU_NAMES)  # the inputs every framework's report reads
     serving = serving_javascript(_model_names())
     settings = set(SETTINGS)
     missing = [name for name in report.inputs if name not in fields and name not in settings]
@@ -207,7 +254,9 @@ def calculator_page() -> tuple[str, tuple[str, ...]]:
         groups=[(topic_title(topic), formulas) for topic, formulas in groups.items()],
         formula_count=len(script.formulas),
         formulas_js=script.source,
-        report_js=report.source,
+        report_js=framework_reports(),
+        frameworks=PAGE_FRAMEWORKS,
+        frameworks_json=json.dumps(framework_tables(), sort_keys=True, ensure_ascii=False).replace("</", "<\\/"),
         presets=presets(),
         presets_json=json.dumps(presets(), sort_keys=True, ensure_ascii=False).replace("</", "<\\/"),
         derived_json=json.dumps(derived, sort_keys=True),

@@ -39,7 +39,9 @@ CONTEXTS = {  # key: (what the example is called at each entry, the whole config
              "micro-batch b = 1, s = 2048, m = 96, v = 2, D = 300B tokens, U = 0.4, a 1 GB all-reduce buffer", GPT3 | A100),
     "llama": ("Llama-2-70B", "Llama-2-70B (80 layers, g = 8 KV heads of 128) with 8 sequences of 4096 tokens in 16 bits",
               LLAMA),
-    "h100": ("Llama-2-70B on an H100", "Llama-2-70B's weights on one H100 SXM (989 TFLOP/s, 3.35 TB/s) in 16 bits, batch 1",
+    "h100": ("Llama-2-70B on an H100", "Llama-2-70B's weights on one H100 SXM (989 TFLOP/s, 3.35 TB/s) in 16 bits, batch 1; "
+             "its 138 GB of weights do not fit one H100's 80 GB, so read these as the rates of the GPUs that hold them "
+             "(at least two; the handout prices eight)",
              _model("llama2-70b") | H100 | {"n": 1, "b": 1}),
     "mixtral": ("Mixtral 8x7B", "Mixtral 8x7B with t = 2, e = 8, d = 32, b = 1, s = 4096", MIXTRAL),
     "long": ("Llama-2-70B at 128k", "Llama-2-70B with t = 8, context parallelism c = 8, one sequence of 131072 tokens", LONG),
@@ -48,7 +50,7 @@ CONTEXTS = {  # key: (what the example is called at each entry, the whole config
 # (section, [(formula id, what it is called, the context it is evaluated in, what to take from it)])
 SECTIONS: tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...] = (
     ("FLOPs", (
-        ("flops.training.approx", "training: 6ΨD", "gpt3", "forward 2Ψ, backward 4Ψ per token; D = B·s here, one iteration"),
+        ("flops.training.approx", "training: 6ΨD", "gpt3", "forward 2Ψ, backward 4Ψ per token; D = 300B tokens here, the whole run"),
         ("flops.training.recompute.approx", "with full recompute: 8ΨD", "gpt3", "the forward runs twice"),
         ("flops.inference.per_token", "inference: 2Ψ per token", "gpt3", "one forward pass; the KV cache saves recomputing K, V"),
         ("flops.megatron", "Megatron's Eq. 3 (full recompute, exact)", "gpt3", "the attention s/6h and logits V/16lh kept"),

@@ -112,6 +112,7 @@ class InputPreset:
     name: str
     values: dict[str, str]
     source: str
+    settings: tuple[tuple[str, str], ...] = ()  # a published run's settings (framework, ZeRO, recompute), as it ran
 
 
 def _model(name: str) -> InputPreset:
@@ -132,7 +133,14 @@ PRICED = [n for n in presets.names() if unpriced(model_values(presets.preset(n).
 MODELS: tuple[InputPreset, ...] = tuple(_model(name) for name in [DEFAULT_MODEL] + [n for n in PRICED if n != DEFAULT_MODEL])
 GPUS: tuple[InputPreset, ...] = tuple(_gpu(key) for key in [DEFAULT_GPU] + [k for k in gpus.PRESETS if k != DEFAULT_GPU])
 LAYOUTS: tuple[InputPreset, ...] = (
-    InputPreset("t=8 p=8 d=16 (1024 GPUs)", {"t": "8", "p": "8", "d": "16", "n": "1024", "b": "1", "B": "1536", "m": "96", "s": "2048"}, MEGATRON),
-    InputPreset("t=4 p=12 d=8 (384 GPUs)", {"t": "4", "p": "12", "d": "8", "n": "384", "b": "2", "B": "2048", "m": "128", "s": "2048"}, "004 (BLOOM-176B)"),
+    # GPT-3 175B as Narayanan et al. 2021 trained it: Megatron-LM's April 2021 code, activation recomputation (§3.5,
+    # "we use activation recomputation"; the code's --checkpoint-activations is full recompute), no ZeRO
+    InputPreset("t=8 p=8 d=16 (1024 GPUs)", {"t": "8", "p": "8", "d": "16", "n": "1024", "b": "1", "B": "1536", "m": "96", "s": "2048"},
+                MEGATRON + "; Megatron-LM 2021, full recompute, no ZeRO",
+                (("framework", "megatron-lm-2021"), ("zero", "0"), ("recompute", "full"))),
+    # BLOOM: Megatron-DeepSpeed's pipeline engine, ZeRO 1, full recompute (BigScience 2022 §3.4)
+    InputPreset("t=4 p=12 d=8 (384 GPUs)", {"t": "4", "p": "12", "d": "8", "n": "384", "b": "2", "B": "2048", "m": "128", "s": "2048"},
+                "004 (BLOOM-176B); DeepSpeed's pipeline engine, ZeRO 1, full recompute",
+                (("framework", "deepspeed-pipe"), ("zero", "1"), ("recompute", "full"))),
     InputPreset("t=2 p=1 d=212 (424 GPUs)", {"t": "2", "p": "1", "d": "212", "n": "424", "b": "1", "B": "1272", "m": "6", "s": "4096"}, "000 §4.1.2 (13B)"),
 )

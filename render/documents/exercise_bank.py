@@ -87,8 +87,9 @@ S8 = {"P": 70 * 10**9, "b": 8, "s": 4096, "h": 8192, "l": 80, "t": 1}
 register(
     "memory.training_70b",
     "Li Bojie's estimate: Llama-2-70B (Ψ = 70 × 10⁹) trained with mixed-precision Adam, micro-batch b = 8 of "
-    "s = 4096 tokens, h = 8192, l = 80, selective recompute, no tensor parallelism. How many GB must the "
-    "cluster hold (model states and activations)?",
+    "s = 4096 tokens, h = 8192, l = 80, selective recompute, no tensor parallelism, the activations counted with "
+    "Korthikanti's GPT layer (34·s·b·h bytes a layer under selective recompute), as the article does. How many GB must "
+    "the cluster hold (model states and activations)?",
     Step("states", "model states, 16 bytes per parameter", "memory.model_states", S8, "GB"),
     Step("activations", "the activations of the 80 layers", "memory.activations.selective_001", S8, "GB"),
     Step("total", "both together", "memory.training.selective", S8, "GB"),
@@ -98,6 +99,11 @@ register(
         Slip("the optimizer states forgotten", "16-bit weights and gradients are 4 of the 16 bytes per parameter; Adam's fp32 copies "
              "are the other 12.", plus=(Step("adam", "", "memory.optimizer.adam", S8, times=-1),), step="states"),
         Slip("GiB where GB were asked", "the question asks for GB, 10⁹ bytes; you divided by 2³⁰.", read_as="GiB"),
+        Slip("Llama's own block where the question counts GPT's", "the memory lesson's form for Llama's block (GQA, a gated "
+             "MLP) is the real one; this question, as the article, counts Korthikanti's GPT layer: 34·s·b·h.",
+             plus=(Step("gpt", "", "memory.activations.selective_001", S8, times=-1),
+                   Step("llama", "", "memory.activations.layer.general.selective",
+                        LLAMA2_70B | {"b": 8, "s": 4096, "t": 1, "gated": 1}, times=80))),
     ),
 )
 KV = LLAMA2_70B | {"b": 8, "s": 4096, "q": 2}
@@ -166,6 +172,8 @@ register(
         Slip("the utilization forgotten", "the GPUs deliver U·X, 40 % of their peak, not X.", values={"U": 1}),
         Slip("8ΨD: recompute counted", "the question trains without recompute: 6ΨD.", times=sp.Rational(4, 3)),
         Slip("hours where days were asked", "the question asks for days.", read_as="hours"),
+        Slip("the real parameter count where the question gives 70 × 10⁹", "the cluster lesson uses Llama-2-70B's "
+             "real 68,976,648,192 parameters; this question states Ψ = 70 × 10⁹.", values={"P": LLAMA2_70B["P"]}),
     ),
 )
 
@@ -210,9 +218,12 @@ register(
     slips=(
         Slip("the weights left out", "the 8 GPUs hold the weights too: only what is left beside them holds the cache.",
              values={"M_w": 0}),
+        Slip("one GPU's share of the cache against all 8 GPUs' memory", "each GPU holds 1/8 of every sequence's cache "
+             "in its own memory: divide one GPU's room by one GPU's share.", times=8),
         Slip("GQA forgotten", "the cache holds K and V of the 8 key/value heads, not of all 64 query heads.",
              values={"g": 64}),
     ),
+    whole=True,
 )
 register(
     "serving.speculative",
@@ -384,6 +395,7 @@ register(
     Step("dollars", "GPU-hours × price", "cost.training", {"H_gpu": 2664000, "c_rent": 2}),
     slips=(
         Slip("2,664K read as 2,664", "K is a thousand: 2,664K GPU-hours are 2.664 million.", values={"H_gpu": 2664}),
+        Slip("the price forgotten", "GPU-hours are not dollars: multiply by the $2 each costs.", values={"c_rent": 1}),
         Slip("millions typed as dollars", "type dollars, e.g. 5.3e6 or \"$5.3M\".", times=sp.Rational(1, 10**6)),
     ),
 )
@@ -479,5 +491,9 @@ register(
              values={"X": 624 * 10**12}),
         Slip("the kernel's fixed cost forgotten", "each kernel launch costs τ_k = 54.6 µs on top of its FLOPs and bytes.",
              values={"tau_k": 0}),
+        Slip("the compute term alone", "the operands' bytes at η_mem of the HBM and the kernel's fixed cost τ_k add to the "
+             "FLOPs' time.", values={"tau_k": 0, "W_mem": 10**30}),
+        Slip("the memory term forgotten", "the GEMM also reads its operands and writes its result: their bytes at η_mem of "
+             "the HBM bandwidth add time.", values={"W_mem": 10**30}),
     ),
 )

@@ -47,13 +47,14 @@ from llm_formulas.render.printers.human import DISPLAY_UNITS, UnitMismatch, conv
 
 TOLERANCE = Fraction(1, 100)
 MINIMUM_DIGITS = 2  # an answer is read to at least two significant digits: "300" is 3.0 × 10², not 3 × 10²
-GENERIC_SLIPS = (  # (ratio answer/correct, what it usually means), tried after the exercise's own slips
-    (Fraction(2**30, 10**9), "GB read as GiB or the reverse (2³⁰ against 10⁹ bytes)"),
-    (Fraction(2**40, 10**12), "TB read as TiB or the reverse (2⁴⁰ against 10¹² bytes)"),
-    (Fraction(1000), "a unit prefix off by one step"),
-    (Fraction(2), "something counted twice or half: K and V, forward and backward, both link directions"),
-    (Fraction(8), "bits for bytes or the reverse"),
-    (Fraction(10), "a digit lost or added in the exponent"),
+GENERIC_SLIPS = (  # (ratio answer/correct, what it usually means, the answers' unit it can happen in: "" any), tried
+    # after the exercise's own slips; a byte slip is named only for an answer in bytes (never for a time or a count)
+    (Fraction(2**30, 10**9), "GB read as GiB or the reverse (2³⁰ against 10⁹ bytes)", "byte"),
+    (Fraction(2**40, 10**12), "TB read as TiB or the reverse (2⁴⁰ against 10¹² bytes)", "byte"),
+    (Fraction(1000), "a unit prefix off by one step", ""),
+    (Fraction(2), "something counted twice or half: K and V, forward and backward, both link directions", ""),
+    (Fraction(8), "bits for bytes or the reverse", "byte"),
+    (Fraction(10), "a digit lost or added in the exponent", ""),
 )
 
 
@@ -143,6 +144,7 @@ class Exercise:
     steps: tuple[Step, ...]
     slips: tuple[Slip, ...] = ()
     exact: bool = False  # the question asks for the exact figure (a parameter count): no rounding is forgiven
+    whole: bool = False  # the question asks how many fit: the figure rounded down, exactly (one more does not fit)
 
     @property
     def answer(self) -> Step:
@@ -175,10 +177,11 @@ class Checked:
 _EXERCISES: dict[str, Exercise] = {}
 
 
-def register(id: str, question: str, *steps: Step, slips: tuple[Slip, ...] = (), exact: bool = False) -> Exercise:
+def register(id: str, question: str, *steps: Step, slips: tuple[Slip, ...] = (), exact: bool = False,
+             whole: bool = False) -> Exercise:
     if id in _EXERCISES:
         raise ValueError(f"exercise {id!r} registered twice")
-    exercise_ = Exercise(id, question, tuple(steps), tuple(slips), exact)
+    exercise_ = Exercise(id, question, tuple(steps), tuple(slips), exact, whole)
     keys = {s.key for s in steps}
     stray = [slip.name for slip in slips if slip.step and slip.step not in keys]
     if stray:
@@ -231,16 +234,28 @@ def _typed_digits(number: str) -> int:
     return max(len(digits), 1)
 
 
+WORD_COUNTS = {"thousand": "k", "million": "M", "billion": "B", "trillion": "T"}  # "5.3 million" as "5.3M"
+UNIT_WORDS = {"bytes": "B", "byte": "B"}  # "1.07e10 bytes"
+
+
 def _split(text: str) -> tuple[str, str]:
-    """``"1850 GB"`` → ``("1850", "GB")``; ``"1850GB"`` and ``"12.3%"`` too; ``"70B"`` stays a count."""
+    """``"1850 GB"`` → ``("1850", "GB")``; ``"1850GB"`` and ``"12.3%"`` too; ``"70B"`` stays a count. What people type
+    besides: ``"5.3 million"`` (a count in words), ``"2.8x"`` (a ratio), ``"1.07e10 bytes"``, ``"USD 5.3M"``."""
     text = text.strip().replace("\u202f", " ").replace("\u00a0", " ")
+    text = re.sub(r"\s*\b(thousand|million|billion|trillion)\b", lambda word: WORD_COUNTS[word.group(1).lower()], text,
+                  flags=re.IGNORECASE)
+    if re.fullmatch(r"[^a-zA-Z]*[0-9.]\s*[x×]", text):  # a ratio typed with its sign
+        text = text.rstrip("x×").strip()
+    for currency in ("USD", "usd"):
+        if text.startswith(currency) or text.endswith(currency):
+            text = "$" + text.removeprefix(currency).removesuffix(currency).strip()
     if text.startswith("$"):
         return text[1:].strip(), "$"
     if text.endswith("%"):
         return text[:-1].strip(), "%"
     if " " in text:
         number, unit = text.split(None, 1)
-        return number, unit.strip()
+        return number, UNIT_WORDS.get(unit.strip(), unit.strip())
     match = re.match(r"^([+-]?[0-9.,]+(?:[eE][+-]?[0-9]+)?)([A-Za-zµ/]{2,})$", text)
     if match and match.group(2) in DISPLAY_UNITS:
         return match.group(1), match.group(2)
@@ -329,8 +344,12 @@ def _ratio(given: Fraction, correct: Fraction) -> float:
     return float(given) / float(correct) if correct else float("inf")
 
 
-def _generic(ratio: float) -> str | None:
-    for factor, meaning in GENERIC_SLIPS:
+def _generic(ratio: float, base_unit: str) -> str | None:
+    """The usual slip whose factor the ratio matches within the tolerance, among those that can happen in the answer's
+    unit."""
+    for factor, meaning, unit in GENERIC_SLIPS:
+        if unit and not base_unit.startswith(unit):
+            continue
         for candidate in (float(factor), 1 / float(factor)):
             if abs(ratio / candidate - 1) <= float(TOLERANCE):
                 return meaning
@@ -388,8 +407,10 @@ def check(id: str, answer: object = None, **steps: object) -> Checked:
     except Unreadable as error:
         return _sentence(id, str(error))
     correct = ex.answer.shown()
+    if ex.whole:  # how many fit: the largest whole number within the figure, and no other
+        correct = Fraction(correct.numerator // correct.denominator)
     unit = ex.answer.unit
-    if _close(given, correct, ex.exact):
+    if _close(given, correct, ex.exact or ex.whole):
         typed = f"{answer}" if given.unit or not unit else f"{answer} {unit}"
         note = f", that is {significant(float(given.value))} {unit}" if given.unit not in ("", unit, "%", "$") else ""
         return Checked(id, True, message=f"Exercise {id}: **right** ({typed}{note}).")
@@ -399,7 +420,7 @@ def check(id: str, answer: object = None, **steps: object) -> Checked:
             if slip:
                 return Checked(id, False, step.key, _slip_message(id, slip, f" at step `{step.key}` ({step.what})"), slip.name)
             ratio = _ratio(passed[step.key].value, step.shown())
-            generic = _generic(ratio)
+            generic = _generic(ratio, step.base_unit)
             return Checked(id, False, step.key, f"Exercise {id}: **wrong**. Step `{step.key}` ({step.what}) differs: yours is "
                            f"{ratio:.4g} × the correct value" + (f": {generic}" if generic else "") + ".")
     slip = _matching(ex.slips_of(ex.answer.key), ex.answer, given)
@@ -414,11 +435,11 @@ def check(id: str, answer: object = None, **steps: object) -> Checked:
             return Checked(id, False, following.key, f"Exercise {id}: **wrong**. That is the value of step `{step.key}` "
                            f"({step.what}); go on with `{following.key}` ({following.what}).")
     ratio = _ratio(given.value, correct)
-    generic = _generic(ratio)
+    generic = _generic(ratio, ex.answer.base_unit)
     if generic:
         return Checked(id, False, ex.answer.key, f"Exercise {id}: **wrong**, by a factor of {ratio:.4g}: {generic}.")
     listing = "; ".join(f"`{s.key}`: {s.what} (in {s.unit or 'a plain number'})" for s in ex.steps)
-    return Checked(id, False, None, f"Exercise {id}: **wrong** (yours / correct = {ratio:.4g}). Pass your value of each step to find "
+    return Checked(id, False, None, f"Exercise {id}: **wrong**: not within {TOLERANCE * 100} % (yours / correct = {ratio:.4g}). Pass your value of each step to find "
                    f"the one that differs: {listing}.")
 
 

@@ -50,13 +50,14 @@ STYLE = {"figure.figsize": (6.4, 3.8), "figure.dpi": 80, "font.size": 9, "axes.g
 METADATA = {"Software": "llm-formulas lesson"}
 DAY = 86400
 GB = 1e9
-ACTIVATIONS = {"none": "memory.activations.layer.general.tp", "selective": "memory.activations.layer.general.selective",
-               "full": "memory.activations.layer.full_recompute"}
+ACTIVATIONS = {"none": "memory.activations.layer.decoder.tp", "selective": "memory.activations.layer.decoder.selective",
+               "full": "memory.activations.layer.full_recompute"}  # at the model's own switches (Llama: no dropout masks)
 
 
 def _model(name: str) -> dict[str, object]:
     values = estimate.model_values(preset(name).architecture.values)
     values["P"] = int(estimate.exact("params.decoder.total", **values))
+    values["glu_fused"] = 0  # the classic recipe's blocks: Megatron-LM's unfused SwiGLU (formulas/data/frameworks.py MEGATRON_LM)
     return values
 
 
@@ -71,9 +72,22 @@ def _at(formula_id: str, sweep: str, xs, values: dict[str, object]) -> np.ndarra
 
 def first_stage_bytes(model: str, mode: str, b: int, t: int, p: int, s: int) -> int:
     """Bytes on the first pipeline stage's GPU: 16Ψ/(t·p) of states and, under 1F1B, l layers' worth of activations
-    (``memory.zero`` + l × ``memory.activations.layer.general.*``), exactly."""
+    (``memory.zero`` + l × ``memory.activations.layer.decoder.*`` at the model's switches), exactly."""
     values = _model(model) | {"t": t, "p": p, "s": s, "b": b}
     return int(estimate.exact("memory.zero", **values) + values["l"] * estimate.exact(ACTIVATIONS[mode], **values))
+
+
+def estimate_first_stage(model: str, gpu_key: str, framework_key: str, t: int, p: int, s: int, b: int = 1,
+                         recompute: str = "selective") -> int:
+    """The first stage's bytes as ``llm-formulas estimate`` prices them under ``framework_key`` (formulas.reports.estimate with
+    m = p micro-batches, enough for 1F1B to hold p of them): the figure a lesson sets beside its own sketch."""
+    from llm_formulas.formulas.data.frameworks import framework
+
+    layout = estimate.Layout(n=t * p, t=t, p=p, d=1, b=b, m=p, s=s, recompute=recompute)
+    inputs = estimate.Inputs(model=estimate.model_values(preset(model).architecture.values), gpu=gpu(gpu_key).inputs(),
+                             network=25 * 10**9, tokens=None, utilization=Fraction(2, 5), overlap=Fraction(1, 2),
+                             framework=framework(framework_key))
+    return int(estimate.estimate(layout, inputs)["memory"]["first_stage"]["total"])
 
 
 def largest_micro_batch(model: str, gpu_key: str, mode: str, t: int, p: int, s: int, most: int = 64) -> int:
@@ -390,14 +404,15 @@ def emissions_by_grid(ax, H_gpu: int = 1720320, W_gpu: int = 400, pues: tuple[st
     ax.legend(fontsize=7, loc="upper left")
 
 
-def tokens_per_dollar(ax, gpus: tuple[str, ...] = ("a100-80gb", "h100-sxm"), U: str = "2/5", c_rent: int = 2) -> None:
-    """Tokens one dollar of rent trains (``cost.tokens_per_dollar``) against the model's size."""
+def tokens_per_dollar(ax, gpus: tuple[str, ...] = ("a100-80gb", "h100-sxm"), U: str = "2/5") -> None:
+    """Tokens one dollar of rent trains (``cost.tokens_per_dollar``) against the model's size, each GPU at its own
+    rent (formulas.data.gpus: the preset's price per GPU-hour and its source)."""
     P = np.logspace(9, 12, 60)
     for key in gpus:
-        values = {"X": str(gpu(key).flops("bf16")), "U": U, "c_rent": str(c_rent)}
-        ax.plot(P / 1e9, _at("cost.tokens_per_dollar", "P", P, values), label=f"{gpu(key).name}")
+        values = {"X": str(gpu(key).flops("bf16")), "U": U, "c_rent": str(gpu(key).rent)}
+        ax.plot(P / 1e9, _at("cost.tokens_per_dollar", "P", P, values), label=f"{gpu(key).name} at ${float(gpu(key).rent):.2f}/h")
     ax.set(xscale="log", yscale="log", xlabel="parameters (billions)", ylabel="tokens per dollar",
-           title=f"Tokens a dollar trains at {float(Fraction(U)):.0%} of peak and ${c_rent} per GPU-hour")
+           title=f"Tokens a dollar trains at {float(Fraction(U)):.0%} of peak, each GPU at its rent ({gpu(gpus[0]).rent_source.ref})")
     ax.legend(fontsize=7)
 
 
@@ -479,13 +494,18 @@ def gemm_efficiency(ax, gpu_key: str = "a100-80gb", marks: tuple[tuple[int, int,
     shares = np.array([100 * float(estimate.exact("perf.gemm.efficiency", **values, M_rows=int(n), K_inner=int(n), N_cols=int(n)))
                        for n in size])
     ax.plot(size, shares, label="square GEMM, M = K = N")
-    ax.axhline(100 * float(efficiency(gpu_key).eta_gemm), color="grey", linestyle="--", linewidth=1, label="η_gemm: the large-GEMM ceiling")
-    for number, (rows, inner, cols) in enumerate(marks):
-        share = 100 * float(estimate.exact("perf.gemm.efficiency", **values, M_rows=rows, K_inner=inner, N_cols=cols))
+    ax.axhline(100 * float(efficiency(gpu_key).eta_gemm), color="grey", linestyle="--", linewidth=1, label=f"η_gemm = {100 * float(efficiency(gpu_key).eta_gemm):.1f} %: the ceiling")
+    shares = [100 * float(estimate.exact("perf.gemm.efficiency", **values, M_rows=rows, K_inner=inner, N_cols=cols))
+              for rows, inner, cols in marks]
+    ranked = sorted(range(len(marks)), key=lambda index: -shares[index])  # labels top to bottom as the marks: no crossing
+    for line, index in enumerate(ranked):
+        (rows, inner, cols), share = marks[index], shares[index]
         flops_size = (rows * inner * cols) ** (1 / 3)
-        ax.plot([flops_size], [share], "o")
-        ax.annotate(f"[{rows}, {inner}] × [{inner}, {cols}]: {share:.0f} %", (flops_size, share), textcoords="offset points",
-                    xytext=(-150, 40 - 14 * number), fontsize=7, arrowprops={"arrowstyle": "-", "linewidth": 0.4})
+        (dot,) = ax.plot([flops_size], [share], "o")
+        # each label on its own line of a column at the left, in its mark's colour: marks close together never overprint
+        ax.annotate(f"[{rows}, {inner}] × [{inner}, {cols}]: {share:.0f} %", (flops_size, share), textcoords="axes fraction",
+                    xytext=(0.02, 0.68 - 0.075 * line), fontsize=7, va="center", color=dot.get_color(),
+                    arrowprops={"arrowstyle": "-", "linewidth": 0.4, "color": dot.get_color()})
     ax.set(xscale="log", xlabel="GEMM size (the cube root of M·K·N)", ylabel="% of the dense peak", ylim=(0, 100))
     ax.set_title(f"{gpu(gpu_key).name}: what one GEMM reaches (constants fitted on Megatron-LM 2021)", fontsize=8)
     ax.legend(fontsize=7, loc="lower right")

@@ -178,14 +178,16 @@ def _flatten(section: dict, prefix: str = "") -> dict[str, sp.Basic]:
     return flat
 
 
-def report_javascript(model_names: tuple[str, ...], gpu_names: tuple[str, ...]) -> Report:
+def report_javascript(model_names: tuple[str, ...], gpu_names: tuple[str, ...], framework: object | None = None,
+                      name: str = "estimate_report") -> Report:
     """``formulas.reports.estimate.estimate`` traced with symbols instead of numbers and printed by jscode.
 
     Every layout count (t, p, d, b, m, s, v, n = t·p·d), the model's sizes and switches, the GPU's figures,
     D, U and r are the symbol table's symbols; the settings (ZeRO stage, recompute mode as its index in
     RECOMPUTE_MODES, sequence parallelism and FlashAttention as 0/1, the network's bytes/s) are SETTINGS. The
     glue's choices become Piecewise expressions, so the page runs the same report as ``llm-formulas estimate``,
-    not a copy of it. Common subexpressions are shared (``sympy.cse``)."""
+    not a copy of it. Common subexpressions are shared (``sympy.cse``). ``framework`` (formulas.data.frameworks.Framework,
+    None: the default) is what the report prices, the function is called ``name``."""
     from llm_formulas.formulas.reports.estimate import Inputs, Layout, Ops, estimate
     from llm_formulas.formulas.vocabulary.symbols import quantity
 
@@ -197,11 +199,12 @@ def report_javascript(model_names: tuple[str, ...], gpu_names: tuple[str, ...]) 
                     zero=SETTINGS["zero_stage"], recompute=SETTINGS["recompute_mode"],
                     sequence_parallel=SETTINGS["sequence_parallel"], attention=SETTINGS["flash_attention"])
     inputs = Inputs(model={name: symbol(name) for name in model_names}, gpu={name: symbol(name) for name in gpu_names},
-                    network=SETTINGS["network"], tokens=symbol("D"), utilization=symbol("U"), overlap=symbol("r"))
+                    network=SETTINGS["network"], tokens=symbol("D"), utilization=symbol("U"), overlap=symbol("r"),
+                    framework=framework)
     trace = Trace("x_")
     ops = Ops(where=trace.where, minimum=sp.Min, maximum=sp.Max, number=_basic, choose=_traced_choose,
               ceiling=sp.ceiling)
-    return traced_function("estimate_report", estimate(layout, inputs, _traced, ops), trace)
+    return traced_function(name, estimate(layout, inputs, _traced, ops), trace)
 
 
 def traced_function(name: str, report: dict, trace: Trace) -> Report:

@@ -30,6 +30,12 @@ for name, (rows, inner, cols) in GEMMS.items():
 F.value("up_time", "perf.gemm.time", M_rows=4096, K_inner=8192, N_cols=GEMMS["up"][2])
 F.value("decode_eff", "perf.gemm.efficiency", percent=True, digits=2, M_rows=1, K_inner=8192, N_cols=GEMMS["qkv"][2])
 F.value("big_eff", "perf.gemm.efficiency", percent=True, digits=3, M_rows=8192, K_inner=8192, N_cols=8192)
+DECODE = {"M_rows": 1, "K_inner": 8192, "N_cols": GEMMS["qkv"][2]}  # the Q, K, V projection on one token
+F.value("decode_time", "perf.gemm.time", **DECODE)
+F.number("decode_kernel_share", F["tau_k"] / F["decode_time"], percent=True)
+F.number("decode_flops_time", 2 * DECODE["K_inner"] * DECODE["N_cols"] / (F["X"] * F["eta_gemm"]), unit="second")
+F.number("decode_read_time", F.compute("perf.gemm.time", tau_k=0, **DECODE) - F["decode_flops_time"], unit="second")
+F.number("decode_read_share", F["decode_read_time"] / F["decode_time"], percent=True)
 F.published("megatron_share", "megatron2021.t1.1T.peak")
 F.published("palm_mfu", "palm2022.b.mfu")
 F.published("korthikanti_mfu", "korthikanti2022.t5.175B.mfu")
@@ -71,8 +77,10 @@ fraction of peak one GEMM achieves:
 derive("perf.gemm.time")
 derive("perf.gemm.efficiency")"""),
     markdown(F.text("""
-The very best case, a square GEMM of 8192, reaches {{big_eff}} of peak. That is the ceiling of
-what any training step built from GEMMs can report.
+The ceiling is η_gemm itself, {{eta_gemm_percent}}: the share the compute term approaches as a GEMM
+grows and its fixed cost and memory traffic shrink against its FLOPs. A square GEMM of 8192 reaches
+{{big_eff}}, still below it (the dashed line of the picture below). No training step built from GEMMs
+can report more than η_gemm.
 
 ## 3. The GEMMs a layer really runs
 
@@ -92,15 +100,20 @@ for name, (M_, K_, N_) in {"Q, K, V": (4096, 8192, 1280), "output": (4096, 1024,
     markdown(F.text("""
 {{qkv_eff}}, {{out_eff}}, {{up_eff}} and {{down_eff}}: the narrow GEMMs (the projections whose one
 side tensor parallelism cut to a few thousand columns) fall well below the large-GEMM ceiling,
-because their fixed cost and their memory traffic weigh more against fewer FLOPs. The gate and up
+because their fixed cost and their memory traffic weigh more against fewer FLOPs; all four stay
+below the ceiling of {{eta_gemm_percent}}. The gate and up
 GEMM alone takes {{up_time}}. The picture draws the achieved fraction against the size of a square
 GEMM, with the layer's four GEMMs marked:
 """)),
     code("""picture("gemm_efficiency", gpu_key="a100-80gb", marks=((4096, 8192, 1280), (4096, 1024, 8192), (4096, 8192, 7168), (4096, 3584, 8192)))"""),
     markdown(F.text("""
 At the other end, decoding runs the same Q, K, V projection on one token at a time: [1, {{qkv_k}}] ×
-[{{qkv_k}}, {{qkv_n}}] reaches {{decode_eff}} of peak, since it reads the whole weight matrix for two
-FLOPs per weight. That is the roofline of the inference lesson, seen from the GEMM.
+[{{qkv_k}}, {{qkv_n}}] reaches {{decode_eff}} of peak. Of its {{decode_time}}, reading the weight matrix
+(two FLOPs per weight read) takes {{decode_read_time}} ({{decode_read_share}}), the FLOPs
+{{decode_flops_time}}, and the fixed cost τ_k of one kernel the rest, {{decode_kernel_share}}: at one
+token the fitted per-kernel cost, not the weights, is most of the time. The roofline of the inference
+lesson sees only the weights' read; τ_k was fitted on training steps, and a decoding kernel's own fixed
+cost is what the serving lesson calibrates.
 
 ## 4. From GEMMs to a training step
 

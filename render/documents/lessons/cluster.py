@@ -49,9 +49,12 @@ to see every digit.
 
 Each token passes every weight once forward (a multiply and an add: 2 FLOPs per parameter)
 and twice backward (the gradient for the input and the gradient for the weight): 6 FLOPs per
-parameter per token. The engine proves this as an approximation of the exact per-layer count,
-with the exact relative error (the attention scores and the logits, which 6Ψ leaves out)
-and the limit in which that error vanishes. The flops lesson goes through the exact count.
+parameter per token. The engine proves this as an approximation of the exact per-layer count of
+the classic GPT block (12h² weights a layer, a 4h MLP), with the exact relative error (the attention
+scores and the logits, which 6Ψ leaves out) and the limit in which that error vanishes. The leading
+term counts every weight whatever the block, so 6ΨD holds for {{model}}'s GQA and SwiGLU layers too,
+evaluated below at its own Ψ; the error term printed with the proof is GPT's, and the flops lesson
+goes through the exact count of any block.
 """)),
     code(F.code("""
 derive("flops.training.approx")
@@ -96,8 +99,9 @@ one-forward-one-backward schedule GPU by GPU, and the interleaved one beside it:
     code("""derive("cluster.bubble")"""),
     code(F.code("""picture("bubble_vs_m", stages=(2, 4, {{p}}, 12, 16), mark=({{p}}, {{m_needed}}))""")),
     markdown(F.text("""
-With p = {{p}} a bubble under {{bubble_target}} needs m ≥ {{m_needed}} micro-batches per
-iteration, so a global batch of at least {{m_needed}} sequences per data-parallel replica: with
+With p = {{p}} a bubble of at most {{bubble_target}} needs m ≥ {{m_needed}} micro-batches per
+iteration (m = {{m_needed}} gives exactly {{bubble_target}}; strictly under it takes one more), so a
+global batch of at least {{m_needed}} sequences per data-parallel replica: with
 {{n}} GPUs in one replica (d = {{d}}) that is
 fine, but it ties the batch size to the pipeline depth. Interleaving v model chunks per GPU
 divides the bubble by v, at the price of v times more pipeline traffic.

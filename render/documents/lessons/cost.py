@@ -16,7 +16,10 @@ F.number("li_c_gpu", 40000, unit="dollar")
 F.value("payback", "cost.payback_months", c_gpu=F["li_c_gpu"])
 F.number("flop_per_gpu_hour", F["U"] * F["X"] * 3600, unit="FLOP")
 F.number("tokens_per_gpu_hour", F["flop_per_gpu_hour"] / (6 * F["P"]), unit="token")
-F.number("tokens_per_dollar", F.compute("cost.tokens_per_dollar"), unit="token", digits=2)
+A100_RENT = gpu("a100-80gb").rent  # the A100's own price per GPU-hour (formulas.data.gpus), not DeepSeek's H800 figure
+F.number("a100_own_rent", A100_RENT, unit="dollar")
+F.name("a100_rent_code", f'"{float(A100_RENT)}"')
+F.number("tokens_per_dollar", F.compute("cost.tokens_per_dollar", c_rent=A100_RENT), unit="token", digits=2)
 F.number("li_months", 7)
 F.value("li_rent", "cost.breakeven_rent", c_gpu=F["li_c_gpu"], N_pay=F["li_months"])
 for symbol in ("c_gpu", "c_ref", "x_thr"):
@@ -77,12 +80,12 @@ put("cost.wall_clock", H_gpu=180000, n=2048)"""),
 and rented at c_rent an hour pays back in c/(720·c_rent) months (001: an H100 in about {{li_months}}
 months).
 """)),
-    code("""
+    code(F.code("""
 derive("cost.payback_months")
 put("cost.payback_months", c_gpu=40000, c_rent=2)
 derive("cost.tokens_per_dollar")
-put("cost.tokens_per_dollar", X=gpu("a100-80gb")["X"], U="0.4", P=7 * 10**9, c_rent=2)"""),
-    code("""picture("tokens_per_dollar", gpus=("a100-80gb", "h100-sxm"), U="2/5", c_rent=2)"""),
+put("cost.tokens_per_dollar", X=gpu("a100-80gb")["X"], U="0.4", P=model("llama2-7b")["P"], c_rent={{a100_rent_code}})""")),
+    code("""picture("tokens_per_dollar", gpus=("a100-80gb", "h100-sxm"), U="2/5")"""),
     markdown(F.text("""
 ## What the price of a GPU-hour hides
 
@@ -91,8 +94,9 @@ DeepSeek-V3 report is explicit that its $5.576M counts only the final run at an 
 H800-hour, not the research, the ablations or the failed runs before it, nor the cluster's
 purchase. The same arithmetic in the other direction says what a dollar buys. At {{U_percent}} of an
 A100's {{X}}, one GPU-hour does {{flop_per_gpu_hour}} of useful work; {{model}} needs 6Ψ FLOPs per
-token, Ψ = {{P}}, so one GPU-hour trains {{tokens_per_gpu_hour}}, and one dollar at {{c_rent}} an
-hour {{tokens_per_dollar}}. A model ten times larger gets ten times fewer tokens per dollar: the cost of a run
+token, Ψ = {{P}} (its real count, not the "7B" of its name), so one GPU-hour trains
+{{tokens_per_gpu_hour}}, and one dollar at the A100's own {{a100_own_rent}} an hour (the H100's is
+higher; the picture prices each GPU at its own rent) {{tokens_per_dollar}}. A model ten times larger gets ten times fewer tokens per dollar: the cost of a run
 grows as the product of its parameters and its tokens.
 
 Buying instead of renting changes the question to when the GPU pays for itself. Li Bojie's

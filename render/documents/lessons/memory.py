@@ -1,19 +1,20 @@
 """Lesson: memory. Will Llama-2-70B fit on 64 A100s for training, and with which micro-batch?"""
 
 from llm_formulas.render.documents.figures import Figures
-from llm_formulas.render.documents.lesson_plots import largest_micro_batch
+from llm_formulas.render.documents.lesson_plots import estimate_first_stage, largest_micro_batch
 from llm_formulas.render.documents.notebooks import code, markdown
 
-F = Figures("memory", model="llama2-70b", gpu="a100-80gb", minutes=45, t=8, p=8, d=1, b=1, s=4096, q_w=2,
+F = Figures("memory", model="llama2-70b", gpu="a100-80gb", minutes=45, t=8, p=8, d=1, b=1, s=4096, q_w=2, glu_fused=0,
             compare_models=("llama2-7b",))  # section 8 prices Llama-2-7B on one node three ways
 F.number("n", F["t"] * F["p"] * F["d"])
 F.value("naive", "memory.model_states.inference")
 F.value("states", "memory.model_states")
 F.value("shard", "memory.zero")
-F.number("activations", F["l"] * F.compute("memory.activations.layer.general.selective"), unit="byte")
+F.number("activations", F["l"] * F.compute("memory.activations.layer.decoder.selective"), unit="byte")
 F.number("first_stage", F["activations"] + F["shard"], unit="byte")
 F.number("headroom", F["M_gpu"] - F["first_stage"], unit="byte")
-F.number("activations_sp", F["l"] * F.compute("memory.activations.layer.general.selective_sp"), unit="byte")
+F.number("activations_sp", F["l"] * F.compute("memory.activations.layer.decoder.selective_sp"), unit="byte")
+F.number("gpt_activations", F["l"] * F.compute("memory.activations.layer.general.selective", gated=1), unit="byte")
 F.number("fits_selective", largest_micro_batch("llama2-70b", "a100-80gb", "selective", 8, 8, 4096))
 F.number("fits_full", largest_micro_batch("llama2-70b", "a100-80gb", "full", 8, 8, 4096))
 _none = largest_micro_batch("llama2-70b", "a100-80gb", "none", 8, 8, 4096)
@@ -22,11 +23,12 @@ F.number("zero_d", 64)
 F.number("framework_d", 8)  # the three-framework picture: Llama-2-7B on one node
 F.number("megatron_bytes", 2 + 4 + 12, unit="byte")  # bf16 weight, fp32 main gradient, fp32 master weight and Adam m, v
 F.value("zero3", "memory.zero.stage3", t=1, p=1, d=64)
-F.value("unsplit_layer", "memory.activations.layer.general.selective", t=1)
+F.value("unsplit_layer", "memory.activations.layer.decoder.selective", t=1)
 F.number("unsplit_full", F["l"] * F.compute("memory.activations.layer.full_recompute"), unit="byte")
 F.value("zero3_sent", "comms.zero.stage3.sent", t=1, p=1, d=64)
 F.value("dp_sent", "comms.dp.sent_per_iteration", t=1, p=1, d=64)
 F.number("zero3_ratio", F["zero3_sent"] / F["dp_sent"])
+F.number("estimate_total", estimate_first_stage("llama2-70b", "a100-80gb", "megatron-lm-2022", t=8, p=8, s=4096), unit="byte")
 
 CELLS = [
     markdown(F.text("""
@@ -104,14 +106,15 @@ with the exact relative error and the limit in which it vanishes:
     code("""derive("memory.activations.layer")"""),
     markdown(F.text("""
 Llama is not GPT: grouped-query attention stores K and V for only g = {{g}} heads, the head
-width is d_head = {{d_head}}, and the gated MLP stores three h×d_ff products. The catalogue's
-general form covers that block; with tensor parallelism and *selective recompute* (the s²
-attention scores are recomputed in the backward pass instead of stored, Korthikanti's
-recommendation) it reads:
+width is d_head = {{d_head}}, the gated MLP stores four d_ff-wide tensors, and Llama trains without
+dropout, so none of GPT's 1-byte masks is stored. The catalogue's decoder form covers that block at
+the model's own switches (no dropout, a gated MLP); with tensor parallelism and *selective
+recompute* (the s² attention scores are recomputed in the backward pass instead of stored,
+Korthikanti's recommendation) it reads:
 """)),
     code(F.code("""
-formula("memory.activations.layer.general.selective")
-layer = put("memory.activations.layer.general.selective", **M, **layout, b={{b}})""")),
+formula("memory.activations.layer.decoder.selective")
+layer = put("memory.activations.layer.decoder.selective", **M, **layout, b={{b}}, glu_fused=0)  # Megatron-LM's unfused SwiGLU""")),
     markdown(F.text("""
 ## 4. How many layers' worth does one GPU hold?
 
@@ -137,8 +140,13 @@ price of a third more FLOPs.
     markdown(F.text("""
 So on paper the answer to the opening question is **yes, at micro-batch {{fits_selective}} with
 selective recompute** (or larger micro-batches with full recompute), with t = {{t}}, p = {{p}}:
-{{first_stage}} of the {{M_gpu}}, {{headroom}} to spare. Whether that margin is enough is not in
-the formula. The count holds the tensors the backward pass needs and nothing else; a real run
+{{first_stage}} of the {{M_gpu}}, {{headroom}} to spare (GPT's form with its dropout masks would
+have said {{gpt_activations}} of activations, masks Llama does not store). This is the accounting of
+Megatron-LM as Korthikanti et al. ran it: `llm-formulas estimate --model llama2-70b --gpu a100-80gb
+--tp 8 --pp 8 --micro-batches 8 --seq 4096 --framework megatron-lm-2022` prints {{estimate_total}} for
+the first stage, this count plus the embedding that stage also holds (its states and token ids); its
+default framework, Megatron Core, keeps fp32 gradients (18 bytes a parameter) and says so on its
+`prices:` line. Whether that margin is enough is not in the formula. The count holds the tensors the backward pass needs and nothing else; a real run
 also needs the caching allocator's fragmentation (freed blocks of the wrong size), NCCL's
 communication buffers, the workspaces of cuBLAS and of the attention kernels, and on the last
 stage the logits and the loss. None of these is modelled here, and together they can take
@@ -201,7 +209,7 @@ notebook: if you are stuck, run
 """)),
     code("""exercise("memory.training_70b")"""),
     code("""
-answer = None  # your figure, in GB (a number, or "1850 GB" with its unit)
+answer = None  # your figure, in GB (a number, or a figure with its unit, such as "2 TB")
 check("memory.training_70b", answer)"""),
     code("""exercise("memory.kv_gqa")"""),
     code("""
