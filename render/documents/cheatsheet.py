@@ -21,8 +21,8 @@ from llm_formulas.formulas.reports import estimate
 from llm_formulas.formulas.vocabulary.catalogue import get
 from llm_formulas.formulas.data.gpus import gpu
 from llm_formulas.formulas.vocabulary.latex import formula_latex
-from llm_formulas.render.documents.exercises import model as _model
-from llm_formulas.render.documents.exercises import rational
+from llm_formulas.render.documents.exercise_kit import model as _model
+from llm_formulas.render.documents.exercise_kit import rational
 from llm_formulas.render.printers.human import exact as exact_text
 
 

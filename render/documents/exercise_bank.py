@@ -12,7 +12,7 @@ import sympy as sp
 
 from llm_formulas.formulas.reports import estimate
 
-from llm_formulas.render.documents.exercises import Slip, Step, gpu, model, register
+from llm_formulas.render.documents.exercise_kit import Slip, Step, gpu, model, register
 
 LLAMA2_70B = model("llama2-70b")
 LLAMA2_7B = model("llama2-7b")

@@ -46,8 +46,8 @@ from llm_formulas.formulas.data.layouts import LAYOUTS
 from llm_formulas.formulas.data.presets import preset
 from llm_formulas.formulas.vocabulary.symbols import switch_defaults
 from llm_formulas.formulas.vocabulary.units import as_unit
-from llm_formulas.render.documents.exercises import model as model_sizes
-from llm_formulas.render.documents.exercises import rational as exact_rational
+from llm_formulas.render.documents.exercise_kit import model as model_sizes
+from llm_formulas.render.documents.exercise_kit import rational as exact_rational
 from llm_formulas.render.printers.human import convert, human, significant
 
 PUBLISHED_UNITS = {"%": "1", "days": "second", "tCO2eq": "gram", "$M": "dollar", "ZFLOP": "FLOP", "FLOP": "FLOP",
@@ -66,7 +66,7 @@ class Figure:
     digits: int | None = 3  # significant digits printed; None: every digit
 
 
-def _fraction(value: object) -> Fraction:
+def as_fraction(value: object) -> Fraction:
     if isinstance(value, Fraction):
         return value
     if isinstance(value, (int, str)):  # a string is read exactly: "3.1428e23", "7/20"
@@ -88,7 +88,7 @@ def _integer_text(value: Fraction) -> str:
 
 
 def _rational(value: object) -> sp.Rational:
-    exact = _fraction(value)
+    exact = as_fraction(value)
     return sp.Rational(exact.numerator, exact.denominator)
 
 
@@ -145,7 +145,7 @@ class Figures:
         return figure.value
 
     def _input(self, symbol: str, value: object, unit: str) -> None:
-        exact = _fraction(value)
+        exact = as_fraction(value)
         self.values[symbol] = sp.Rational(exact.numerator, exact.denominator)
         if unit in ("1", "parameter", "sequence", "token", "layer", "GPU") and exact.denominator == 1:
             shown = (f"{int(exact):,}" if unit == "GPU" else _integer_text(exact)) if unit != "parameter" else human(exact, unit)
@@ -177,7 +177,7 @@ class Figures:
         """A catalogue formula at the lesson's values and ``values``, exactly: a step towards a figure, not one."""
         exact = {name: _rational(value) for name, value in values.items()}
         classic = {switch.name: value for switch, value in switch_defaults().items()}  # a switch the lesson leaves unset
-        return _fraction(estimate.exact(formula_id, **(classic | self.values | exact)) * _rational(times))
+        return as_fraction(estimate.exact(formula_id, **(classic | self.values | exact)) * _rational(times))
 
     def value(self, name: str, formula_id: str, *, display: str = "", binary: bool = False, digits: int = 3,
               times: object = 1, percent: bool = False, **values: object) -> Fraction:
@@ -190,7 +190,7 @@ class Figures:
     def number(self, name: str, value: object, *, unit: str = "1", display: str = "", binary: bool = False,
                digits: int | None = 3, percent: bool = False) -> Fraction:
         """A number the lesson computed (in ``unit``), printed to ``digits`` significant digits (None: every digit)."""
-        exact = _fraction(value)
+        exact = as_fraction(value)
         if percent:
             shown = f"{significant(float(exact * 100), digits or 3)} %"
         elif display:
@@ -211,11 +211,11 @@ class Figures:
         entry = worked_example(case)
         if entry.claimed is None:
             raise ValueError(f"case {case} prints no number")
-        value = _fraction(entry.claimed)
+        value = as_fraction(entry.claimed)
         if percent:
             text = f"{float(value * 100):g}"
             return self._add(Figure(name, value, "1", f"{text} %", len(text.replace(".", "").lstrip("0"))))
-        scaled = f"{float(value / _fraction(entry.scale)):g}"
+        scaled = f"{float(value / as_fraction(entry.scale)):g}"
         unit = str(get(entry.formula_id).unit)
         shown = f"{scaled} {entry.scale_name}".strip() if entry.scale_name or as_unit(unit).is_dimensionless else human(value, unit)
         digits = len(scaled.replace(".", "").replace("-", "").lstrip("0").rstrip("0")) if "." not in scaled else len(
@@ -225,7 +225,7 @@ class Figures:
     def case(self, name: str, case: str, *, display: str = "", binary: bool = False, digits: int = 3) -> Fraction:
         """A source's worked example evaluated exactly: the catalogue's figure at the source's inputs."""
         entry = worked_example(case)
-        return self.number(name, _fraction(entry.exact()), unit=str(get(entry.formula_id).unit), display=display,
+        return self.number(name, as_fraction(entry.exact()), unit=str(get(entry.formula_id).unit), display=display,
                            binary=binary, digits=digits)
 
     def published(self, name: str, row_id: str, measured: str = "", input: str = "") -> Fraction:
@@ -236,11 +236,11 @@ class Figures:
         row = next(r for r in published_rows() if r.id == row_id)
         if measured or input:
             pairs = [(m.name, m.value) for m in row.measured] if measured else list(row.inputs)
-            value = _fraction(dict(pairs)[measured or input])
+            value = as_fraction(dict(pairs)[measured or input])
             if name == (measured or input):  # named after its symbol: an input every formula of the lesson sees
                 return self.input(name, value)
             return self.number(name, value, unit=str(get_unit(measured or input)))
-        value = _fraction(sp.Rational(row.printed_text) * row.scale)
+        value = as_fraction(sp.Rational(row.printed_text) * row.scale)
         base = PUBLISHED_UNITS.get(row.unit, row.unit)
         shown = f"${row.printed_text}M" if row.unit == "$M" else f"{row.printed_text} {row.unit}"
         digits = len(row.printed_text.replace(".", "").lstrip("0")) or 1
@@ -261,7 +261,7 @@ class Figures:
         derivation = next(d for d in all_derivations() if d.id == derivation_id)
         step = next(step for step in derivation.steps if step.claim == "refutes" and step.label == label)
         for suffix, expr in (("", step.expr), ("_correct", step.correct)):
-            self.number(name + suffix, _fraction(valued(expr)), unit=step.unit or "1", display=display, binary=step.binary,
+            self.number(name + suffix, as_fraction(valued(expr)), unit=step.unit or "1", display=display, binary=step.binary,
                         digits=digits)
 
     def words(self, name: str, text: str) -> None:

@@ -28,7 +28,8 @@ from llm_formulas.formulas.data.presets import preset
 from llm_formulas.formulas.vocabulary.symbols import latex_names
 from llm_formulas.formulas.vocabulary.units import Unit
 from llm_formulas.render.documents import lesson_plots
-from llm_formulas.render.documents.exercises import check, exercise, rational
+from llm_formulas.render.documents.exercise_kit import rational
+from llm_formulas.render.documents.exercises import check, exercise
 from llm_formulas.render.printers.human import exact as _exact_text
 from llm_formulas.render.printers.human import human
 from llm_formulas.formulas.vocabulary.latex import formula_latex, latex

@@ -21,7 +21,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from llm_formulas.formulas.reports import estimate
 from llm_formulas.formulas.data.presets import preset
-from llm_formulas.render.documents.exercises import model as _model
+from llm_formulas.render.documents.exercise_kit import model as _model
 from llm_formulas.render.documents.schedules import idle_share, interleaved, makespan, one_f_one_b, uneven
 
 FORWARD, BACKWARD = "#9ecae1", "#fdae6b"
