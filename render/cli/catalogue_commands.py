@@ -6,12 +6,13 @@ human-readable text, so the two can never disagree.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from llm_formulas.render.cli.numbers import InputError, quote
 from llm_formulas.render.cli.result import Result, number_json
 
 if TYPE_CHECKING:
+    from llm_formulas.derivations.catalogue import Report
     from llm_formulas.derivations.engine import Step
     from llm_formulas.formulas.catalogue import Formula
 
@@ -224,41 +225,64 @@ def check(verbose: bool, modules: list[str] | None = None, ids: list[str] | None
           topics: list[str] | None = None, cached: bool = True) -> Result:
     """Prove the catalogue; with ids or ``--topic`` a slice of it and what the slice rests on; with ``--module`` a
     user's own modules and the catalogue entries they read, with the same engine and units. Proofs are kept by
-    content between runs unless ``cached`` is False (``derivations/proof_cache.py``)."""
-    from llm_formulas.derivations.catalogue import Report, check_all, check_module, check_slice, topic_formula_ids
-    from llm_formulas.derivations.proof_cache import cache_directory, proofs_cached
+    content between runs unless ``cached`` is False (``derivations/proof_cache.py``), and so is a passing check of
+    the catalogue or a slice, answered whole while nothing it read has changed (``derivations/report_cache.py``)."""
+    from llm_formulas.derivations.report_cache import catalogue_unloaded, kept_report, reading
 
-    with proofs_cached(cache_directory() if cached else None):
-        if modules:
-            if ids or topics:
-                raise InputError("--module proves your modules; it does not take formula ids or --topic")
-            import contextlib
-            import sys
+    replayable = cached and catalogue_unloaded()  # nothing held in memory yet can differ from its files
+    with reading() as reads:
+        from llm_formulas.derivations.catalogue import Report, check_all, check_slice
+        from llm_formulas.derivations.proof_cache import cache_directory, proofs_cached
 
-            outcomes = []
-            with contextlib.redirect_stdout(sys.stderr):  # the user's prints must not corrupt --json
-                for name in modules:
-                    try:
-                        outcomes.extend(check_module(_import_user_module(name)).outcomes)
-                    except ValueError as error:
-                        raise InputError(str(error)) from None
-            report = Report(tuple(outcomes))
-        elif ids or topics:
-            for formula_id in ids or ():
-                _known_formula(formula_id)
-            chosen = list(ids or ())
-            for topic in topics or ():
-                try:
-                    chosen += topic_formula_ids(topic)
-                except ValueError as error:
-                    raise InputError(f"--topic: {error}") from None
-            report = check_slice(chosen)
-        else:
-            report = check_all()
+        def answered(request: tuple[str, ...], run: Callable[[], Report]) -> Report:
+            return kept_report(cache_directory(), request, run, reads) if replayable else run()
+
+        with proofs_cached(cache_directory() if cached else None):
+            if modules:
+                if ids or topics:
+                    raise InputError("--module proves your modules; it does not take formula ids or --topic")
+                report = _check_modules(modules)
+            elif ids or topics:
+                chosen = _slice(ids or [], topics or [])
+                report = answered(("slice", *chosen), lambda: check_slice(chosen))
+            else:
+                report = answered(("all",), check_all)
     doc = report.as_json()
     lines = [o.describe() for o in (report.outcomes if verbose else report.failed)]
     summary = f"{doc['derivations']} derivations, {doc['steps']} checks, {len(report.failed)} failed"
     return Result(doc, "\n".join(lines + [summary]), 0 if report.ok else 1)
+
+
+def _check_modules(modules: list[str]) -> Report:
+    """``check --module``: the user's modules, each imported and checked, their prints sent to stderr."""
+    import contextlib
+    import sys
+
+    from llm_formulas.derivations.catalogue import Report, check_module
+
+    outcomes = []
+    with contextlib.redirect_stdout(sys.stderr):  # the user's prints must not corrupt --json
+        for name in modules:
+            try:
+                outcomes.extend(check_module(_import_user_module(name)).outcomes)
+            except ValueError as error:
+                raise InputError(str(error)) from None
+    return Report(tuple(outcomes))
+
+
+def _slice(ids: list[str], topics: list[str]) -> list[str]:
+    """The formula ids ``check ID... --topic T...`` names, each known."""
+    from llm_formulas.derivations.catalogue import topic_formula_ids
+
+    for formula_id in ids:
+        _known_formula(formula_id)
+    chosen = list(ids)
+    for topic in topics:
+        try:
+            chosen += topic_formula_ids(topic)
+        except ValueError as error:
+            raise InputError(f"--topic: {error}") from None
+    return chosen
 
 
 def clear_cache() -> Result:
