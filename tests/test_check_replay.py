@@ -1,10 +1,11 @@
-"""A passing ``check`` kept whole (derivations/report_cache.py, issue 36 item 2): it is answered again only while
+"""A passing ``check`` kept whole (derivations/read_record.py, issue 36 item 2): it is answered again only while
 every file it read hashes the same; a changed formula module, data file or listed folder makes the next run prove
 again (and fail when the change is wrong), a failing run is never kept, and a process that already holds the
 catalogue in memory never replays."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import llm_formulas.formulas.catalogue  # noqa: F401  (this process holds the catalogue, as pytest's always does)
-from llm_formulas.derivations.report_cache import catalogue_unloaded, kept_outcomes, reading
+from llm_formulas.formulas import params
+from llm_formulas.derivations.read_record import catalogue_unloaded, kept, reading, record_path
 from llm_formulas.render.cli.main import main
 
 COMMAND = [sys.executable, "-m", "llm_formulas"]
@@ -33,7 +35,7 @@ class Prover:
     def write(self, name: str, text: str) -> None:
         (self.root / name).write_text(text)
 
-    def __call__(self) -> tuple[list[dict], bool]:
+    def __call__(self) -> list:
         self.runs += 1
         sys.modules.pop("formula_of_mine", None)
         sys.path.insert(0, str(self.root))
@@ -45,11 +47,12 @@ class Prover:
         a, b, c = formula_of_mine.COEFFICIENTS
         listed = len(os.listdir(self.root / "folder"))
         passed = a * x * x + b * x + c == (x + 1) ** 2  # 16 at x = 3
-        return [{"x": x, "listed": listed, "ok": passed}], passed
+        return [[{"x": x, "listed": listed, "ok": passed}], passed]
 
     def check(self, cache: Path) -> tuple[list[dict], bool]:
         with reading() as reads:
-            return kept_outcomes(cache, ("demo",), self, reads)
+            value, _ = kept(record_path(cache, "demo", ()), lambda: self(), reads, keep=lambda done: done[1])
+        return value[0], value[1]
 
 
 @pytest.fixture
@@ -109,18 +112,18 @@ def test_the_command_replays_its_record_and_proves_again_when_a_dependency_chang
     assert proved == {"derivations": 1, "steps": 4, "failed": []}
     [path] = (tmp_path / "llm-formulas" / "proofs" / "reports").iterdir()
     record = json.loads(path.read_text())
-    read = {Path(key.partition(":")[2]).as_posix() for key in record["dependencies"]}
-    assert any(p.endswith("formulas/params.py") for p in read) and any(p.endswith("derivations/params.py") for p in read)
+    read = record["dependencies"]  # each module by its name, each data file by its package and path there
+    assert {"module:llm_formulas.formulas.params", "module:llm_formulas.derivations.params"} <= set(read)
+    assert read["module:llm_formulas.formulas.params"] == hashlib.sha256(Path(params.__file__).read_bytes()).hexdigest()
     # a kept record is what the next run answers: one marked by hand comes back as it is
-    record["outcomes"][0]["label"] = "answered from the record"
+    record["value"]["outcomes"][0]["label"] = "answered from the record"
     path.write_text(json.dumps(record))
     assert check() == proved  # the summary counts the same outcomes
     marked = subprocess.run([*COMMAND, "check", "params.layer.norms", "--verbose"], capture_output=True, text=True,
                             env=env, timeout=600)
     assert "(answered from the record)" in marked.stdout
     # the same record with one dependency's content changed (as an edit of that file would) is proved again
-    dependency = next(key for key in record["dependencies"] if key.endswith("formulas/params.py"))
-    record["dependencies"][dependency] = "0" * 64
+    record["dependencies"]["module:llm_formulas.formulas.params"] = "0" * 64
     path.write_text(json.dumps(record))
     proved_again = subprocess.run([*COMMAND, "check", "params.layer.norms", "--verbose"], capture_output=True, text=True,
                                   env=env, timeout=600)

@@ -14,6 +14,7 @@ from llm_formulas.render.cli.result import Result, number_json
 if TYPE_CHECKING:
     from llm_formulas.derivations.catalogue import Report
     from llm_formulas.derivations.engine import Step
+    from llm_formulas.derivations.read_record import Reads
     from llm_formulas.formulas.catalogue import Formula
 
 
@@ -226,16 +227,16 @@ def check(verbose: bool, modules: list[str] | None = None, ids: list[str] | None
     """Prove the catalogue; with ids or ``--topic`` a slice of it and what the slice rests on; with ``--module`` a
     user's own modules and the catalogue entries they read, with the same engine and units. Proofs are kept by
     content between runs unless ``cached`` is False (``derivations/proof_cache.py``), and so is a passing check of
-    the catalogue or a slice, answered whole while nothing it read has changed (``derivations/report_cache.py``)."""
-    from llm_formulas.derivations.report_cache import catalogue_unloaded, kept_report, reading
+    the catalogue or a slice, answered whole while nothing it read has changed (``derivations/read_record.py``)."""
+    from llm_formulas.derivations.read_record import cache_directory, catalogue_unloaded, reading
 
     replayable = cached and catalogue_unloaded()  # nothing held in memory yet can differ from its files
     with reading() as reads:
         from llm_formulas.derivations.catalogue import Report, check_all, check_slice
-        from llm_formulas.derivations.proof_cache import cache_directory, proofs_cached
+        from llm_formulas.derivations.proof_cache import proofs_cached
 
         def answered(request: tuple[str, ...], run: Callable[[], Report]) -> Report:
-            return kept_report(cache_directory(), request, run, reads) if replayable else run()
+            return _kept_report(request, run, reads) if replayable else run()
 
         with proofs_cached(cache_directory() if cached else None):
             if modules:
@@ -251,6 +252,23 @@ def check(verbose: bool, modules: list[str] | None = None, ids: list[str] | None
     lines = [o.describe() for o in (report.outcomes if verbose else report.failed)]
     summary = f"{doc['derivations']} derivations, {doc['steps']} checks, {len(report.failed)} failed"
     return Result(doc, "\n".join(lines + [summary]), 0 if report.ok else 1)
+
+
+def _kept_report(request: tuple[str, ...], run: Callable[[], Report], reads: Reads) -> Report:
+    """``run()``'s report, or that of an earlier passing run of the same request while nothing it read has changed
+    (``derivations/read_record.py``); only a passing report is kept."""
+    from dataclasses import asdict
+
+    from llm_formulas.derivations.catalogue import Report
+    from llm_formulas.derivations.engine import Outcome
+    from llm_formulas.derivations.read_record import cache_directory, kept, record_path
+
+    def outcomes() -> dict:
+        report = run()
+        return {"outcomes": [asdict(outcome) for outcome in report.outcomes], "ok": report.ok}
+
+    value, _ = kept(record_path(cache_directory(), "reports", request), outcomes, reads, keep=lambda done: done["ok"])
+    return Report(tuple(Outcome(**outcome) for outcome in value["outcomes"]))
 
 
 def _check_modules(modules: list[str]) -> Report:
