@@ -9,8 +9,8 @@ and manifest.json listing every file written with its sha256. Everything is
 a pure function of the catalogue: building twice writes identical bytes. ``Stages`` reports each
 step (plots, reference, cheatsheet, guide, calculator, notebooks, slides, numeric, pdf): live on a terminal, one
 line per stage (files, seconds) in a log. ``build(..., only=("reference", "slides"))`` builds a part. The numeric
-module, the longest stage, is printed in a child process from the start (``beside.Beside``) and written when the
-others are; the lessons are the committed executed copies where they match (``notebooks.write_notebooks``), and a
+module is the committed one while nothing it is printed from has changed, else printed, the longest stage
+(``numeric.module_record``), in a child process from the start (``beside.Beside``), and written when the others are; the lessons are the committed executed copies where they match (``notebooks.write_notebooks``), and a
 deck is made only from a notebook with its outputs.
 
 The manifest says which files are the tool's own. While a build runs it is an incomplete one
@@ -42,7 +42,8 @@ from typing import Iterator, TextIO
 from llm_formulas.render.documents.beside import Beside
 from llm_formulas.render.documents.calculator import calculator_page
 from llm_formulas.render.documents.guide import guide_html, guide_markdown
-from llm_formulas.render.printers.codegen import MODULE_NAME, module_source
+from llm_formulas.render.numeric.module_record import module_source_kept
+from llm_formulas.render.printers.codegen import MODULE_NAME
 from llm_formulas.render.documents.notebooks import LESSONS, executed, refuse_unrunnable, write_notebooks
 from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
 from llm_formulas.formulas.bibliography import WORKS
@@ -176,7 +177,7 @@ REFERENCE = ("reference.md", "reference.html", "reference.tex", "handbook.tex")
 GUIDE = ("guide.md", "guide.html")
 CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png")
 
-# numeric is printed in a child process from the start (render/documents/beside.py) and written after the others
+# numeric is taken or printed in a child process from the start (render/documents/beside.py), written after the others
 STAGES = ("plots", "reference", "cheatsheet", "guide", "calculator", "notebooks", "slides", "numeric", "pdf")
 
 
@@ -349,7 +350,8 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
     manifest.claimed = set(earlier)
     manifest.write_claims()  # the incomplete manifest replaces the previous one
     report = stages or Stages(None, count=len(only))
-    numeric = Beside(module_source) if "numeric" in only and len(only) > 1 else None  # on the second core
+    # on the second core, in a fresh process: the committed module when nothing it is printed from has changed
+    numeric = Beside(module_source_kept) if "numeric" in only else None
     try:
         _render(manifest, only, report, notebooks_dir or out / "notebooks", execute, pdf, numeric)
     finally:
@@ -441,7 +443,7 @@ def _render_the_rest(manifest: Manifest, only: tuple[str, ...], stage, lessons: 
             write_slides(manifest, [lessons / f"{name}.ipynb" for name in LESSONS])
     if "numeric" in only:
         with stage("numeric"):
-            manifest.write(f"{MODULE_NAME}.py", numeric.result() if numeric is not None else module_source())
+            manifest.write(f"{MODULE_NAME}.py", numeric.result())
 
 
 def _settle(manifest: Manifest, earlier: set[str], planned: list[Path]) -> None:
