@@ -62,11 +62,13 @@ NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum,
 
 def regenerate() -> bool:
     """Rewrite the committed module and its record from the catalogue (render/numeric/module_record.py, in a fresh
-    process: this one holds the catalogue); True when the module changed."""
-    from llm_formulas.render.documents.beside import Beside
-    from llm_formulas.render.numeric import module_record
+    interpreter: this one holds the catalogue); True when the module changed."""
+    import subprocess
+    import sys
 
-    return Beside(module_record.regenerate).result()
+    before = GENERATED_PATH.read_bytes()
+    subprocess.run([sys.executable, "-m", "llm_formulas.render.numeric.module_record"], check=True)
+    return GENERATED_PATH.read_bytes() != before
 
 
 def numeric(formula_id: str, **values: object) -> np.ndarray:
