@@ -391,8 +391,9 @@ def register(add_command) -> None:
                          help="prove only a topic's formulas (params, flops, memory, ...) and what they rest on; repeat for several")
     checked.add_argument("--no-cache", action="store_true",
                          help="prove every step afresh, neither reading nor keeping proofs "
-                              "(kept by content in $XDG_CACHE_HOME/llm-formulas, ~/.cache by default)")
-    checked.add_argument("--clear-cache", action="store_true", help="forget every kept proof, then exit")
+                              "(kept by content in $XDG_CACHE_HOME/llm-formulas, ~/.cache by default; a passing "
+                              "check is answered whole while no file it read has changed)")
+    checked.add_argument("--clear-cache", action="store_true", help="forget every kept proof and check, then exit")
     checked.add_argument("--verbose", action="store_true", help="list every check, not only failures")
     checked.add_argument("--module", action="append", metavar="PKG.MODULE",
                          help="prove a module of your own instead of the catalogue: its Catalogue objects (units, "
