@@ -10,8 +10,8 @@ a pure function of the catalogue: building twice writes identical bytes. ``Stage
 step (plots, reference, cheatsheet, guide, calculator, notebooks, slides, numeric, pdf): live on a terminal, one
 line per stage (files, seconds) in a log. ``build(..., only=("reference", "slides"))`` builds a part. The numeric
 module (the committed one while nothing it is printed from has changed, ``numeric.module_record``; else printed,
-the longest stage) and the sizing page are computed in child processes from the start (``beside.Beside``) and
-written when the others are; the lessons are the committed executed copies where they match
+the longest stage) and the sizing page (beside the reference) are computed in child processes from the start
+(``beside.Beside``) and written when the others are; the lessons are the committed executed copies where they match
 (``notebooks.write_notebooks``), and a deck is made only from a notebook with its outputs.
 
 The manifest says which files are the tool's own. While a build runs it is an incomplete one
@@ -352,9 +352,9 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
     manifest.write_claims()  # the incomplete manifest replaces the previous one
     report = stages or Stages(None, count=len(only))
     # on the second core, each in a fresh process: the numeric module (the committed one while nothing it is printed
-    # from has changed) and the sizing page, while this one renders the plots and the reference
-    beside = {name: Beside(function) for name, function in (("numeric", module_source_kept), ("calculator", calculator_page))
-              if name in only}
+    # from has changed) and, when this one renders the reference meanwhile, the sizing page
+    children = {"numeric": module_source_kept} | ({"calculator": calculator_page} if "reference" in only else {})
+    beside = {name: Beside(function) for name, function in children.items() if name in only}
     try:
         _render(manifest, only, report, notebooks_dir or out / "notebooks", execute, pdf, beside)
     finally:
@@ -435,7 +435,7 @@ def _render_the_rest(manifest: Manifest, only: tuple[str, ...], stage, lessons: 
             manifest.write("guide.html", guide_html())
     if "calculator" in only:
         with stage("calculator"):
-            page, left_out = beside["calculator"].result()
+            page, left_out = beside["calculator"].result() if "calculator" in beside else calculator_page()
             manifest.write("calculator.html", page)
             manifest.skipped += [f"calculator: {reason}" for reason in left_out]
     if "notebooks" in only:
