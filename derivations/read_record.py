@@ -37,9 +37,11 @@ __all__ = ["Reads", "cache_directory", "catalogue_unloaded", "dependencies", "ke
 # Third-party code a result can depend on, named by its installed version (its files are not hashed one by one).
 _LIBRARIES = ("sympy", "mpmath", "gmpy2", "numpy")
 _PACKAGE = "llm_formulas"
-# Modules whose loading means the catalogue, or a derivation built from it, may already be held in memory.
+# Modules whose loading means the catalogue, or a derivation built from it, may already be held in memory: any
+# module of these packages but a package's own __init__, the error types (which the command line loads to start) and
+# this one, named by their last part so that they keep their meaning wherever the modules move.
 _HOLDERS = (f"{_PACKAGE}.formulas.", f"{_PACKAGE}.derivations.")
-_UNHOLDING = {f"{_PACKAGE}.formulas.errors", __name__}
+_UNHOLDING = (".errors", f".{__name__.rpartition('.')[2]}")
 
 
 def cache_directory() -> Path:
@@ -50,7 +52,8 @@ def cache_directory() -> Path:
 
 def catalogue_unloaded() -> bool:
     """Whether no formula module and no derivation module (but this one and the error types) is loaded yet."""
-    return not any(name.startswith(_HOLDERS) and name not in _UNHOLDING for name in list(sys.modules))
+    return not any(name.startswith(_HOLDERS) and not name.endswith(_UNHOLDING) and not hasattr(module, "__path__")
+                   for name, module in list(sys.modules.items()))
 
 
 @dataclass
@@ -174,6 +177,8 @@ def dependencies(reads: Reads, ignored: Path | None = None) -> dict[str, str | N
     for name, module in list(sys.modules.items()):
         source = getattr(module, "__file__", None)
         if not source:
+            continue
+        if name == __name__:  # the watcher itself decides nothing a watched computation gives
             continue
         if name == _PACKAGE or name.startswith(f"{_PACKAGE}."):
             keys.add(f"module:{name}")
