@@ -129,3 +129,13 @@ def test_the_command_replays_its_record_and_proves_again_when_a_dependency_chang
                                   env=env, timeout=600)
     assert proved_again.returncode == 0 and "answered from the record" not in proved_again.stdout
     assert "params.layer.norms step 1" in proved_again.stdout
+
+
+def test_a_fresh_command_line_holds_no_catalogue_until_it_loads_one():
+    probe = ("import llm_formulas.render.cli.main\n"
+             "from llm_formulas.derivations.read_record import catalogue_unloaded\n"
+             "print(catalogue_unloaded())\n"
+             "import llm_formulas.formulas.catalogue\n"
+             "print(catalogue_unloaded())\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=600)
+    assert done.stdout.split() == ["True", "False"], done.stderr
