@@ -125,14 +125,16 @@ def _located(key: str) -> Path | None:
     try:
         if kind == "module":
             module = sys.modules.get(name)
-            origin = getattr(module, "__file__", None) if module is not None else importlib.util.find_spec(name).origin
+            spec = None if module is not None else importlib.util.find_spec(name)
+            origin = getattr(module, "__file__", None) if module is not None else spec and spec.origin
             return Path(origin) if origin else None
         if kind.endswith("-in"):
             package, _, relative = name.partition("/")
             spec = importlib.util.find_spec(package)
-            return Path(next(iter(spec.submodule_search_locations))) / relative
+            folders = list(spec.submodule_search_locations or []) if spec is not None else []
+            return Path(folders[0]) / relative if folders else None
         return Path(name)
-    except (ImportError, AttributeError, ValueError, StopIteration):
+    except (ImportError, AttributeError, ValueError):
         return None
 
 
@@ -184,7 +186,7 @@ def dependencies(reads: Reads, ignored: Path | None = None) -> dict[str, str | N
             keys.add(f"module:{name}")
         elif name not in reads.loaded_before and outside(source):
             keys.add(f"file:{Path(source).resolve()}")
-    module_files = {Path(m.__file__).resolve() for m in list(sys.modules.values()) if getattr(m, "__file__", None)}
+    module_files = {Path(str(m.__file__)).resolve() for m in list(sys.modules.values()) if getattr(m, "__file__", None)}
     for path in reads.opened:
         if path.endswith(".pyc") or Path(path).resolve() in module_files or not os.path.isfile(path):
             continue
