@@ -31,18 +31,13 @@ from typing import Callable, Iterator
 import sympy as sp
 
 from llm_formulas.derivations.vocabulary.proof import Verdict, valued
+from llm_formulas.derivations.vocabulary.read_record import cache_directory
 
 __all__ = ["ProofCache", "cache_directory", "cached_verdict", "clear", "proofs_cached"]
 
 # The modules whose code decides a verdict: a change to any of them invalidates every kept proof.
 _PROVING = ("llm_formulas.derivations.vocabulary.proof", "llm_formulas.derivations.vocabulary.engine", "llm_formulas.derivations.vocabulary.proof_cache",
             "llm_formulas.formulas.vocabulary.dimensions", "llm_formulas.formulas.vocabulary.symbols")
-
-
-def cache_directory() -> Path:
-    """Where kept proofs live: ``$XDG_CACHE_HOME/llm-formulas/proofs`` (``~/.cache/...`` by default)."""
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(root) / "llm-formulas" / "proofs"
 
 
 @cache

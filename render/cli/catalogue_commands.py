@@ -6,13 +6,15 @@ human-readable text, so the two can never disagree.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from llm_formulas.render.cli.numbers import InputError, quote
 from llm_formulas.render.cli.result import Result, number_json
 
 if TYPE_CHECKING:
+    from llm_formulas.derivations.reports.catalogue import Report
     from llm_formulas.derivations.vocabulary.engine import Step
+    from llm_formulas.derivations.vocabulary.read_record import Reads
     from llm_formulas.formulas.vocabulary.catalogue import Formula
 
 
@@ -224,41 +226,81 @@ def check(verbose: bool, modules: list[str] | None = None, ids: list[str] | None
           topics: list[str] | None = None, cached: bool = True) -> Result:
     """Prove the catalogue; with ids or ``--topic`` a slice of it and what the slice rests on; with ``--module`` a
     user's own modules and the catalogue entries they read, with the same engine and units. Proofs are kept by
-    content between runs unless ``cached`` is False (``derivations/vocabulary/proof_cache.py``)."""
-    from llm_formulas.derivations.reports.catalogue import Report, check_all, check_module, check_slice, topic_formula_ids
-    from llm_formulas.derivations.vocabulary.proof_cache import cache_directory, proofs_cached
+    content between runs unless ``cached`` is False (``derivations/vocabulary/proof_cache.py``), and so is a passing check of
+    the catalogue or a slice, answered whole while nothing it read has changed (``derivations/vocabulary/read_record.py``)."""
+    from llm_formulas.derivations.vocabulary.read_record import cache_directory, catalogue_unloaded, reading
 
-    with proofs_cached(cache_directory() if cached else None):
-        if modules:
-            if ids or topics:
-                raise InputError("--module proves your modules; it does not take formula ids or --topic")
-            import contextlib
-            import sys
+    replayable = cached and catalogue_unloaded()  # nothing held in memory yet can differ from its files
+    with reading() as reads:
+        from llm_formulas.derivations.reports.catalogue import Report, check_all, check_slice
+        from llm_formulas.derivations.vocabulary.proof_cache import proofs_cached
 
-            outcomes = []
-            with contextlib.redirect_stdout(sys.stderr):  # the user's prints must not corrupt --json
-                for name in modules:
-                    try:
-                        outcomes.extend(check_module(_import_user_module(name)).outcomes)
-                    except ValueError as error:
-                        raise InputError(str(error)) from None
-            report = Report(tuple(outcomes))
-        elif ids or topics:
-            for formula_id in ids or ():
-                _known_formula(formula_id)
-            chosen = list(ids or ())
-            for topic in topics or ():
-                try:
-                    chosen += topic_formula_ids(topic)
-                except ValueError as error:
-                    raise InputError(f"--topic: {error}") from None
-            report = check_slice(chosen)
-        else:
-            report = check_all()
+        def answered(request: tuple[str, ...], run: Callable[[], Report]) -> Report:
+            return _kept_report(request, run, reads) if replayable else run()
+
+        with proofs_cached(cache_directory() if cached else None):
+            if modules:
+                if ids or topics:
+                    raise InputError("--module proves your modules; it does not take formula ids or --topic")
+                report = _check_modules(modules)
+            elif ids or topics:
+                chosen = _slice(ids or [], topics or [])
+                report = answered(("slice", *chosen), lambda: check_slice(chosen))
+            else:
+                report = answered(("all",), check_all)
     doc = report.as_json()
     lines = [o.describe() for o in (report.outcomes if verbose else report.failed)]
     summary = f"{doc['derivations']} derivations, {doc['steps']} checks, {len(report.failed)} failed"
     return Result(doc, "\n".join(lines + [summary]), 0 if report.ok else 1)
+
+
+def _kept_report(request: tuple[str, ...], run: Callable[[], Report], reads: Reads) -> Report:
+    """``run()``'s report, or that of an earlier passing run of the same request while nothing it read has changed
+    (``derivations/vocabulary/read_record.py``); only a passing report is kept."""
+    from dataclasses import asdict
+
+    from llm_formulas.derivations.reports.catalogue import Report
+    from llm_formulas.derivations.vocabulary.engine import Outcome
+    from llm_formulas.derivations.vocabulary.read_record import cache_directory, kept, record_path
+
+    def outcomes() -> dict:
+        report = run()
+        return {"outcomes": [asdict(outcome) for outcome in report.outcomes], "ok": report.ok}
+
+    value, _ = kept(record_path(cache_directory(), "reports", request), outcomes, reads, keep=lambda done: done["ok"])
+    return Report(tuple(Outcome(**outcome) for outcome in value["outcomes"]))
+
+
+def _check_modules(modules: list[str]) -> Report:
+    """``check --module``: the user's modules, each imported and checked, their prints sent to stderr."""
+    import contextlib
+    import sys
+
+    from llm_formulas.derivations.reports.catalogue import Report, check_module
+
+    outcomes = []
+    with contextlib.redirect_stdout(sys.stderr):  # the user's prints must not corrupt --json
+        for name in modules:
+            try:
+                outcomes.extend(check_module(_import_user_module(name)).outcomes)
+            except ValueError as error:
+                raise InputError(str(error)) from None
+    return Report(tuple(outcomes))
+
+
+def _slice(ids: list[str], topics: list[str]) -> list[str]:
+    """The formula ids ``check ID... --topic T...`` names, each known."""
+    from llm_formulas.derivations.reports.catalogue import topic_formula_ids
+
+    for formula_id in ids:
+        _known_formula(formula_id)
+    chosen = list(ids)
+    for topic in topics:
+        try:
+            chosen += topic_formula_ids(topic)
+        except ValueError as error:
+            raise InputError(f"--topic: {error}") from None
+    return chosen
 
 
 def clear_cache() -> Result:
@@ -349,8 +391,9 @@ def register(add_command) -> None:
                          help="prove only a topic's formulas (params, flops, memory, ...) and what they rest on; repeat for several")
     checked.add_argument("--no-cache", action="store_true",
                          help="prove every step afresh, neither reading nor keeping proofs "
-                              "(kept by content in $XDG_CACHE_HOME/llm-formulas, ~/.cache by default)")
-    checked.add_argument("--clear-cache", action="store_true", help="forget every kept proof, then exit")
+                              "(kept by content in $XDG_CACHE_HOME/llm-formulas, ~/.cache by default; a passing "
+                              "check is answered whole while no file it read has changed)")
+    checked.add_argument("--clear-cache", action="store_true", help="forget every kept proof and check, then exit")
     checked.add_argument("--verbose", action="store_true", help="list every check, not only failures")
     checked.add_argument("--module", action="append", metavar="PKG.MODULE",
                          help="prove a module of your own instead of the catalogue: its Catalogue objects (units, "

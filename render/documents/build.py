@@ -9,9 +9,10 @@ and manifest.json listing every file written with its sha256. Everything is
 a pure function of the catalogue: building twice writes identical bytes. ``Stages`` reports each
 step (plots, reference, cheatsheet, guide, calculator, notebooks, slides, numeric, pdf): live on a terminal, one
 line per stage (files, seconds) in a log. ``build(..., only=("reference", "slides"))`` builds a part. The numeric
-module, the longest stage, is printed in a child process from the start (``beside.Beside``) and written when the
-others are; the lessons are the committed executed copies where they match (``notebooks.write_notebooks``), and a
-deck is made only from a notebook with its outputs.
+module (the committed one while nothing it is printed from has changed, ``numeric.module_record``; else printed,
+the longest stage) and the sizing page (beside the reference) are computed in child processes from the start
+(``beside.Beside``) and written when the others are; the lessons are the committed executed copies where they match
+(``notebooks.write_notebooks``), and a deck is made only from a notebook with its outputs.
 
 The manifest says which files are the tool's own. While a build runs it is an incomplete one
 (``"complete": false``, paths without bytes) that claims each file before it is first written, so a build
@@ -42,7 +43,8 @@ from typing import Iterator, TextIO
 from llm_formulas.render.documents.beside import Beside
 from llm_formulas.render.documents.calculator import calculator_page
 from llm_formulas.render.documents.guide import guide_html, guide_markdown
-from llm_formulas.render.printers.codegen import MODULE_NAME, module_source
+from llm_formulas.render.numeric.module_record import module_source_kept
+from llm_formulas.render.printers.codegen import MODULE_NAME
 from llm_formulas.render.documents.notebooks import LESSONS, executed, refuse_unrunnable, write_notebooks
 from llm_formulas.render.documents.plots import FORMATS, PLOTS, render_plots, save_plots
 from llm_formulas.formulas.vocabulary.bibliography import WORKS
@@ -176,7 +178,7 @@ REFERENCE = ("reference.md", "reference.html", "reference.tex", "handbook.tex")
 GUIDE = ("guide.md", "guide.html")
 CHEATSHEET = ("cheatsheet.html", "cheatsheet.tex", "cheatsheet-plot.png", "handout-a4.tex", "handout-letter.tex")
 
-# numeric is printed in a child process from the start (render/documents/beside.py) and written after the others
+# numeric and calculator are computed in child processes from the start (render/documents/beside.py)
 STAGES = ("plots", "reference", "cheatsheet", "guide", "calculator", "notebooks", "slides", "numeric", "pdf")
 
 
@@ -353,12 +355,15 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
     manifest.claimed = set(earlier)
     manifest.write_claims()  # the incomplete manifest replaces the previous one
     report = stages or Stages(None, count=len(only))
-    numeric = Beside(module_source) if "numeric" in only and len(only) > 1 else None  # on the second core
+    # on the second core, each in a fresh process: the numeric module (the committed one while nothing it is printed
+    # from has changed) and, when this one renders the reference meanwhile, the sizing page
+    children = {"numeric": module_source_kept} | ({"calculator": calculator_page} if "reference" in only else {})
+    beside = {name: Beside(function) for name, function in children.items() if name in only}
     try:
-        _render(manifest, only, report, notebooks_dir or out / "notebooks", execute, pdf, numeric)
+        _render(manifest, only, report, notebooks_dir or out / "notebooks", execute, pdf, beside)
     finally:
-        if numeric is not None:
-            numeric.stop()
+        for child in beside.values():
+            child.stop()
     _settle(manifest, earlier, planned)
     # the manifest lists every other file; it is written last and not listed in itself
     write_atomically(previous, (json.dumps(manifest.as_json(), indent=1, sort_keys=True) + "\n").encode("utf-8"))
@@ -366,7 +371,7 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
 
 
 def _render(manifest: Manifest, only: tuple[str, ...], report: Stages, lessons: Path, execute: bool, pdf: bool,
-            numeric: Beside[str] | None) -> None:
+            beside: dict[str, Beside]) -> None:
     """Every stage of ``only``, in order; the PDFs compiled in a thread while Python renders the rest."""
     out = manifest.out
     pdfs = compiled(only)
@@ -411,7 +416,7 @@ def _render(manifest: Manifest, only: tuple[str, ...], report: Stages, lessons: 
     with ThreadPoolExecutor(max_workers=1) as background:  # pdflatex runs while Python renders the rest
         jobs = {pdfs[source]: background.submit(compile_pdf, tex, assets, source)
                 for source, (tex, assets) in sources.items() if source in pdfs and compiling}
-        _render_the_rest(manifest, only, stage, lessons, execute, numeric)
+        _render_the_rest(manifest, only, stage, lessons, execute, beside)
         if "pdf" in only:
             with stage("pdf"):
                 for name, job in jobs.items():
@@ -427,16 +432,16 @@ def _render(manifest: Manifest, only: tuple[str, ...], report: Stages, lessons: 
 
 
 def _render_the_rest(manifest: Manifest, only: tuple[str, ...], stage, lessons: Path, execute: bool,
-                     numeric: Beside[str] | None) -> None:
+                     beside: dict[str, Beside]) -> None:
     """The stages that need no PDF: the guide, the calculator, the notebooks and their slides, the numeric module
-    (``numeric``'s, printed beside the others, or printed here)."""
+    (the calculator's page and the numeric module computed ``beside``)."""
     if "guide" in only:
         with stage("guide"):
             manifest.write("guide.md", guide_markdown())
             manifest.write("guide.html", guide_html())
     if "calculator" in only:
         with stage("calculator"):
-            page, left_out = calculator_page()
+            page, left_out = beside["calculator"].result() if "calculator" in beside else calculator_page()
             manifest.write("calculator.html", page)
             manifest.skipped += [f"calculator: {reason}" for reason in left_out]
     if "notebooks" in only:
@@ -447,7 +452,7 @@ def _render_the_rest(manifest: Manifest, only: tuple[str, ...], stage, lessons: 
             write_slides(manifest, [lessons / f"{name}.ipynb" for name in LESSONS])
     if "numeric" in only:
         with stage("numeric"):
-            manifest.write(f"{MODULE_NAME}.py", numeric.result() if numeric is not None else module_source())
+            manifest.write(f"{MODULE_NAME}.py", beside["numeric"].result())
 
 
 def _settle(manifest: Manifest, earlier: set[str], planned: list[Path]) -> None:

@@ -61,14 +61,14 @@ NUMPY_OPS = Ops(where=np.where, minimum=np.minimum, maximum=np.maximum,
 
 
 def regenerate() -> bool:
-    """Rewrite the committed module from the catalogue; True when it changed."""
-    from llm_formulas.render.printers.codegen import module_source  # the printers only to write it, never to read it
+    """Rewrite the committed module and its record from the catalogue (render/numeric/module_record.py, in a fresh
+    interpreter: this one holds the catalogue); True when the module changed."""
+    import subprocess
+    import sys
 
-    source = module_source()
-    if GENERATED_PATH.read_text(encoding="utf-8") == source:
-        return False
-    GENERATED_PATH.write_text(source, encoding="utf-8")
-    return True
+    before = GENERATED_PATH.read_bytes()
+    subprocess.run([sys.executable, "-m", "llm_formulas.render.numeric.module_record"], check=True)
+    return GENERATED_PATH.read_bytes() != before
 
 
 def numeric(formula_id: str, **values: object) -> np.ndarray:
