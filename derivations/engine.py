@@ -95,6 +95,8 @@ class Step:
     unit: str = ""  # a refutation's unit, for printing its two figures
     binary: bool = False  # print them in binary prefixes (GiB), as the source speaks
     shown: sp.Basic | None = None  # the expression as printed: parts named, earlier steps cited by their labels
+    pieces: tuple[int, ...] = ()  # positions of the named pieces ``shown`` holds (derivations.step_pieces)
+    correct_shown: sp.Basic | None = None  # a refutation's correct figure as printed, its pieces named
 
     def expression(self) -> sp.Basic:
         """The step's expression; a conclusion reads the catalogue when checked."""
@@ -106,6 +108,11 @@ class Step:
     def displayed(self) -> sp.Basic | None:
         """What a reader sees: the expression as written (parts named, earlier steps cited), else as proved."""
         return self.expr if self.shown is None else self.shown
+
+    @property
+    def correct_displayed(self) -> sp.Basic | None:
+        """A refutation's correct figure as a reader sees it: its pieces named, else as checked."""
+        return self.correct if self.correct_shown is None else self.correct_shown
 
     @property
     def error(self) -> sp.Basic | None:
@@ -167,9 +174,12 @@ class Derivation:
     def _add(self, step: Step, written: object = None) -> sp.Basic | None:
         """Append ``step``; its expression is returned (read from the string, when one was given). ``written`` is the
         expression as the author gave it: printed with its parts named and the earlier steps it holds cited by label."""
+        from llm_formulas.derivations.step_pieces import in_pieces
+
         step.reads = tuple(dict.fromkeys(take_reads()))
         if written is not None:
             step.shown = cited(as_expression(written), self.steps)
+        self.steps.extend(in_pieces(step, self.steps))  # a step too long to read in one look: its pieces first
         self.steps.append(step)
         return step.expr
 
@@ -408,7 +418,7 @@ class Derivation:
 
     def _feeds(self, earlier_index: int, later: Step) -> bool:
         """Whether the step at ``earlier_index`` (0-based) is used by ``later``."""
-        if later.reference_index == earlier_index or earlier_index in later.parts:
+        if later.reference_index == earlier_index or earlier_index in later.parts or earlier_index in later.pieces:
             return True
         earlier = self.steps[earlier_index]
         if earlier.expr is None:

@@ -6,18 +6,22 @@ import re
 
 import sympy as sp
 
-from llm_formulas.derivations.engine import Outcome, Step
+from llm_formulas.derivations.engine import Outcome, Step, StepName
 from llm_formulas.derivations.proof import valued
-from llm_formulas.formulas.latex import formula_latex, latex
+from llm_formulas.formulas.latex import READABLE_LATEX, formula_latex, latex
 
-__all__ = ["label_latex", "step_latex", "derivation_latex", "verdict_latex"]
+__all__ = ["concluded", "error_shown", "label_latex", "step_latex", "derivation_latex", "verdict_latex"]
+
+ERROR_WIDTH = 120  # a relative error printed longer than this is printed dropped/kept, the kept part by its label
 
 _GREEK = {"Ψ": r"\Psi", "Σ": r"\Sigma", "ε": r"\varepsilon"}
 
 
 def label_latex(label: str) -> str:
     """A step label such as ``Ψ_attn`` or ``F_fwd/(bs)`` as LaTeX."""
-    text = label
+    text, piece = label, re.fullmatch(r"(.*) \[(\d+)\]", label)
+    if piece:  # a named piece of a long step (derivations.step_pieces): A [2] as A^(2)
+        return "{" + label_latex(piece.group(1)) + "}^{(" + piece.group(2) + ")}"
     for char, command in _GREEK.items():
         text = text.replace(char, command + " ")
     text = re.sub(
@@ -32,22 +36,44 @@ def label_latex(label: str) -> str:
 _RELATION = {"defines": ":=", "equals": "=", "solves": "=", "concludes": "=", "approximates": r"\approx"}
 
 
+def error_shown(step: Step) -> sp.Basic:
+    """An approximation's relative error as printed: the error, or where that is long, dropped/kept with the kept
+    part named by the step's label (the same ratio, read in one look)."""
+    error = step.error
+    if len(latex(error)) <= ERROR_WIDTH:
+        return error
+    return sp.Mul(step.dropped, sp.Pow(StepName(step.label), -1, evaluate=False), evaluate=False)
+
+
+def concluded(step: Step, formula_lookup) -> sp.Basic:
+    """What a conclusion prints its formula identical to: the formula's composed form, or where the line would be
+    longer than a person reads in one look, the step it concludes from, by its label."""
+    formula = formula_lookup(step.formula_id)
+    if len(formula_latex(formula)) + len(_bindings(step)) + 6 <= READABLE_LATEX:
+        return formula.composed
+    return StepName(step.reference)
+
+
+def _bindings(step: Step) -> str:
+    if not step.where:
+        return ""
+    return r"\quad\text{with } " + ", ".join(f"{latex(symbol)} = {latex(value)}" for symbol, value in step.where.items())
+
+
 def step_latex(step: Step, formula_lookup) -> str:
     """One derivation step as a displayed line."""
     if step.claim == "refutes":
-        return rf"\text{{claimed: }} {latex(step.expr)} \neq {latex(step.correct)}"
+        return rf"\text{{claimed: }} {latex(step.expr)} \neq {latex(step.correct_displayed)}"
     if step.claim == "concludes":
-        text = formula_latex(formula_lookup(step.formula_id)).replace(" = ", r" \equiv ", 1)
-        if step.where:
-            bindings = ", ".join(f"{latex(symbol)} = {latex(value)}" for symbol, value in step.where.items())
-            text += rf"\quad\text{{with }} {bindings}"
-        return text
+        formula = formula_lookup(step.formula_id)
+        lhs = formula_latex(formula).split(" = ", 1)[0]
+        return rf"{lhs} \equiv {latex(concluded(step, formula_lookup))}" + _bindings(step)
     if step.claim == "bounds":
         relation = r"\le" if step.direction == "upper" else r"\ge"
         return rf"{label_latex(step.reference)} {relation} {latex(step.displayed)}"
     text = f"{label_latex(step.label)} {_RELATION[step.claim]} {latex(step.displayed)}"
     if step.claim == "approximates":
-        text += rf"\quad\left(\text{{relative error }} {latex(step.error)}\right)"
+        text += rf"\quad\left(\text{{relative error }} {latex(error_shown(step))}\right)"
     return text
 
 
