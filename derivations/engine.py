@@ -29,8 +29,10 @@ the step and shows both sides. Soundness rules, checked before the claims:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import sympy as sp
@@ -96,6 +98,7 @@ class Step:
     binary: bool = False  # print them in binary prefixes (GiB), as the source speaks
     shown: sp.Basic | None = None  # the expression as printed: parts named, earlier steps cited by their labels
     pieces: tuple[int, ...] = ()  # positions of the named pieces ``shown`` holds (derivations.step_pieces)
+    piece: bool = False  # a named piece of a long step, defined to print it in one look (derivations.step_pieces)
     correct_shown: sp.Basic | None = None  # a refutation's correct figure as printed, its pieces named
 
     def expression(self) -> sp.Basic:
@@ -114,7 +117,7 @@ class Step:
         """A refutation's correct figure as a reader sees it: its pieces named, else as checked."""
         return self.correct if self.correct_shown is None else self.correct_shown
 
-    @property
+    @cached_property
     def error(self) -> sp.Basic | None:
         """An approximation's exact relative error dropped/kept (for display)."""
         return None if self.dropped is None else sp.cancel(valued(self.dropped) / valued(self.expr))
@@ -534,6 +537,11 @@ class StepName(sp.Symbol):
         from llm_formulas.derivations.latex import label_latex
 
         return label_latex(self.name)
+
+    def sort_key(self, order: object = None) -> tuple:
+        """Numbered pieces in a sum in their order: ``A [2]`` before ``A [10]``."""
+        numbered = re.sub(r"\d+", lambda digits: digits.group().zfill(6), self.name)
+        return self.class_key(), (1, (numbered,)), sp.S.One.sort_key(), sp.S.One
 
 
 CITED_CLAIMS = ("defines", "equals", "solves", "approximates")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 import sympy as sp
 
@@ -12,7 +13,7 @@ from llm_formulas.formulas.latex import READABLE_LATEX, formula_latex, latex
 
 __all__ = ["concluded", "error_shown", "label_latex", "step_latex", "derivation_latex", "verdict_latex"]
 
-ERROR_WIDTH = 120  # a relative error printed longer than this is printed dropped/kept, the kept part by its label
+LONG_KEPT = 40  # nodes: an approximation keeping more prints its relative error as dropped/kept, kept by its label
 
 _GREEK = {"Ψ": r"\Psi", "Σ": r"\Sigma", "ε": r"\varepsilon"}
 
@@ -37,11 +38,10 @@ _RELATION = {"defines": ":=", "equals": "=", "solves": "=", "concludes": "=", "a
 
 
 def error_shown(step: Step) -> sp.Basic:
-    """An approximation's relative error as printed: the error, or where that is long, dropped/kept with the kept
-    part named by the step's label (the same ratio, read in one look)."""
-    error = step.error
-    if len(latex(error)) <= ERROR_WIDTH:
-        return error
+    """An approximation's relative error as printed: the error, or where the kept part is long (the error's
+    denominator), dropped/kept with the kept part named by the step's label: the same ratio, read in one look."""
+    if sum(1 for _ in islice(sp.preorder_traversal(step.expr), LONG_KEPT + 1)) <= LONG_KEPT:
+        return step.error
     return sp.Mul(step.dropped, sp.Pow(StepName(step.label), -1, evaluate=False), evaluate=False)
 
 

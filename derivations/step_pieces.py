@@ -9,20 +9,23 @@ expression exactly, or the step is left as it was. A piece is kept live by the s
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import islice
 
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 
 from llm_formulas.derivations.engine import CITED_CLAIMS, Step, StepName
 from llm_formulas.derivations.latex import label_latex, step_latex
 from llm_formulas.formulas.catalogue import lookup
-from llm_formulas.formulas.latex import READABLE_LATEX, latex
+from llm_formulas.formulas.latex import READABLE_LATEX, latex, symbol_names
 from llm_formulas.formulas.parts import expand_parts
 
 __all__ = ["in_pieces"]
 
 SPLIT_CLAIMS = ("defines", "equals", "solves", "approximates", "bounds", "refutes")
 _FEW_NODES = 50  # a step shown in fewer nodes prints well under READABLE_LATEX characters (the shortest over it: 59)
+_MARGIN = 40  # characters either side of the budget within which a step's line is measured exactly
 _INLINE = 40  # a term this short stays in the line rather than take a name
 
 
@@ -34,19 +37,21 @@ def in_pieces(step: Step, earlier: list[Step]) -> list[Step]:
     written, meant = (step.correct, step.correct) if step.claim == "refutes" else (step.shown, step.expr)
     if step.claim not in SPLIT_CLAIMS or written is None or not _larger_than(written, _FEW_NODES):
         return []
-    width = len(step_latex(step, lookup))
-    if width <= READABLE_LATEX:
+    printer = _RememberingPrinter()
+    overhead = len(step_latex(replace(step, **{field: sp.Integer(0)}), lookup)) - 1  # the label, relation, error
+    about = len(printer._print(written)) + overhead  # SymPy's LaTeX before the project's abbreviations
+    if about < READABLE_LATEX - _MARGIN or (about < READABLE_LATEX + _MARGIN
+                                           and len(step_latex(step, lookup)) <= READABLE_LATEX):
         return []
     cited = _cited_names(written, earlier)
     if not _same(_put_back(written, cited), meant):
         return []
-    overhead = width - len(latex(written))
     taken = sum(1 for earlier_step in earlier if earlier_step.label.startswith(f"{step.label} ["))
-    namer = _Namer(step.label, len(earlier), cited, taken)
+    namer = _Namer(step.label, len(earlier), cited, taken, printer)
     for share in (1, 0.8, 0.6, 0.4):
         namer.reset()
         shown = namer.fit(written, int((READABLE_LATEX - overhead) * share))
-        if len(step_latex(Step(**{**step.__dict__, field: shown}), lookup)) <= READABLE_LATEX:
+        if len(step_latex(replace(step, **{field: shown}), lookup)) <= READABLE_LATEX:
             break
     if not _same(_put_back(shown, namer.names), meant):
         return []
@@ -54,6 +59,22 @@ def in_pieces(step: Step, earlier: list[Step]) -> list[Step]:
     named = {name.name for name in shown.atoms(StepName)}
     step.pieces = tuple(len(earlier) + index for index, piece in enumerate(namer.pieces) if piece.label in named)
     return namer.pieces
+
+
+class _RememberingPrinter(LatexPrinter):
+    """SymPy's LaTeX printer remembering each sub-expression's LaTeX, so that every part of a long expression is
+    measured at the cost of printing it once."""
+
+    def __init__(self) -> None:
+        super().__init__({"symbol_names": symbol_names()})
+        self.printed: dict[sp.Basic, str] = {}
+
+    def _print(self, expr: object, **options: object) -> str:
+        if options or not isinstance(expr, sp.Basic):
+            return super()._print(expr, **options)
+        if expr not in self.printed:
+            self.printed[expr] = super()._print(expr)
+        return self.printed[expr]
 
 
 def _larger_than(expr: sp.Basic, nodes: int) -> bool:
@@ -82,12 +103,12 @@ def _same(left: sp.Basic, right: sp.Basic) -> bool:
 class _Namer:
     """Makes the pieces of one step: ``fit`` shortens an expression to a length by naming its parts."""
 
-    def __init__(self, label: str, start: int, cited: dict[StepName, sp.Basic], taken: int) -> None:
-        self.label, self.start, self.cited, self.taken = label, start, cited, taken
+    def __init__(self, label: str, start: int, cited: dict[StepName, sp.Basic], taken: int,
+                 printer: _RememberingPrinter) -> None:
+        self.label, self.start, self.cited, self.taken, self.printer = label, start, cited, taken, printer
         self.piece_width = READABLE_LATEX - len(label_latex(self._label(99))) - len(" := ")
         self.reset()
 
-        self.widths: dict[sp.Basic, int] = {}
 
     def reset(self) -> None:
         self.pieces: list[Step] = []
@@ -98,9 +119,8 @@ class _Namer:
         return f"{self.label} [{number}]"
 
     def width(self, expr: sp.Basic) -> int:
-        if expr not in self.widths:
-            self.widths[expr] = len(latex(expr))
-        return self.widths[expr]
+        """About what ``latex(expr)`` prints (the step's own line is measured exactly once its pieces are made)."""
+        return len(self.printer._print(expr))
 
     def name(self, expr: sp.Basic) -> sp.Basic:
         """A piece for ``expr`` (itself fitted to a piece's width): its name, to stand in the line."""
@@ -112,7 +132,7 @@ class _Namer:
         nested = {piece.name for piece in shown.atoms(StepName)}
         self.pieces.append(Step(
             "defines", label, _put_back(shown, self.names), f"a piece of {self.label}, named to read it in one look",
-            shown=shown,
+            shown=shown, piece=True,
             pieces=tuple(self.start + index for index, piece in enumerate(self.pieces) if piece.label in nested),
         ))
         self.names[name] = self.pieces[-1].expr
