@@ -36,6 +36,7 @@ LONG_SLIDE = 1100  # characters of prose after which the next paragraph-only cel
 PICTURE_ROOM = 500  # characters of prose beside which a picture still fits on the slide
 EQUATIONS_PER_SLIDE = 4  # a derivation showing more continues on the next slide
 CAPTION = 400  # characters of HTML above which a text is no caption: a picture after it gets a slide of its own
+LINE = 150  # characters of LaTeX an equation's line holds on a slide (about the slide's 1168 px at 30 px type)
 WIDTH, HEIGHT = 1280, 720  # the canvas every slide is laid out on, then scaled to the window
 STYLE = f"""
 html, body {{ margin: 0; height: 100%; overflow: hidden; background: #222; font-family: "DejaVu Sans", sans-serif; }}
@@ -57,6 +58,8 @@ pre {{ font-size: 18px; background: #f7f7f7; padding: 8px 12px; margin: 6px 0; w
 p {{ margin: 6px 0; }} ul, ol {{ margin: 6px 0; }}
 table {{ border-collapse: collapse; font-size: 22px; margin: 6px auto; }} td, th {{ border: 1px solid #bbb; padding: 3px 10px; }}
 math[display="block"] {{ display: block; margin: 8px 0; font-size: 30px; }}
+.lines > math[display="block"] {{ margin: 2px 0; }}
+.lines > math.more {{ padding-left: 64px; }}
 aside.notes {{ display: none; }}
 nav {{ position: absolute; right: 18px; bottom: 10px; display: flex; gap: 10px; align-items: center; font-size: 20px;
   color: #777; }}
@@ -222,9 +225,53 @@ def _blocks(source: str) -> list[_Block]:
 
 
 def _latex(text: str) -> str:
-    """A display equation of the lesson helpers (``$$...$$`` or bare LaTeX) as MathML."""
+    """A display equation of the lesson helpers (``$$...$$`` or bare LaTeX) as MathML: a long one over several lines,
+    broken before its top-level signs, so that it is drawn as large as the others rather than shrunk to fit."""
     body = text.strip().strip("$").strip()
-    return f'<math display="block">{fragment_mathml(body)}</math>'
+    lines = _lines(body)
+    if len(lines) == 1:
+        return f'<math display="block">{fragment_mathml(body)}</math>'
+    more = ' class="more"'  # a line continuing the one above, set in
+    shown = [f'<math display="block"{more if index else ""}>{fragment_mathml(line)}</math>' for index, line in enumerate(lines)]
+    return '<div class="lines">' + "".join(shown) + "</div>"
+
+
+def _lines(tex: str) -> list[str]:
+    """``tex`` in lines of about ``LINE`` characters, cut before a + or − or a space (\\quad) at its top level
+    (outside braces and \\left … \\right); an environment's own lines are left as they are."""
+    if r"\begin" in tex or len(tex) <= LINE:
+        return [tex]
+    starts = [0] + _cuts(tex) + [len(tex)]
+    lines: list[str] = []
+    for start, end in zip(starts, starts[1:]):
+        piece = tex[start:end].strip()
+        if lines and len(lines[-1]) + 1 + len(piece) <= LINE:
+            lines[-1] += " " + piece
+        elif piece:
+            lines.append(piece)
+    return [re.sub(r"^\\q?quad\s*", "", line) for line in lines]
+
+
+def _cuts(tex: str) -> list[int]:
+    """The places ``tex`` may be cut: before each top-level " + ", " - ", ``\\quad`` and ``\\qquad``."""
+    cuts, depth, index = [], 0, 0
+    while index < len(tex):
+        char = tex[index]
+        if char == "\\":
+            end = index + 1
+            while end < len(tex) and tex[end].isalpha():
+                end += 1
+            command = tex[index:max(end, index + 2)]
+            depth += {r"\left": 1, r"\right": -1}.get(command, 0)
+            if depth == 0 and command in (r"\quad", r"\qquad"):
+                cuts.append(index)
+            index = max(end, index + 2)
+            continue
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0 and char in "+-" and tex[index - 1:index] == " " and tex[index + 1:index + 2] == " ":
+            cuts.append(index)
+        index += 1
+    return cuts
 
 
 def _output(output: NotebookNode) -> tuple[str, str]:
