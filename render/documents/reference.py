@@ -467,6 +467,10 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
         def printed(value: sp.Basic, value_tex: str) -> str:  # a figure as it is, an expression broken over lines
             return value_tex if value.is_number else block(value)
 
+        # a correct figure shown in named pieces (derivations.step_pieces) is printed so, its ratio as claimed/correct
+        shown = correct if step.correct_shown is None else valued(step.correct_shown)
+        shown_ratio = ratio if shown is correct or ratio.is_number else sp.Mul(claimed, sp.Pow(shown, -1), evaluate=False)
+
         found.append(
             Erratum(
                 formula.id, anchor(formula.id), step.label, citation(step.source), step.why, tex, step_mathml(step, tex),
@@ -475,7 +479,7 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
                 derivation=derivation_id, ok=bool(outcome and outcome.ok),
                 claimed_tex=claimed_tex, correct_tex=correct_tex, long=max(len(claimed_tex), len(correct_tex)) > 40,
                 ratio_tex=ratio_tex, latex_print=step_print(step, tex), claimed_print=printed(claimed, claimed_tex),
-                correct_print=printed(correct, correct_tex), ratio_print=printed(ratio, ratio_tex),
+                correct_print=printed(shown, correct_tex), ratio_print=printed(shown_ratio, ratio_tex),
             )
         )
     return tuple(found)
