@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 
 import llm_formulas as lf
-from llm_formulas.derivations.catalogue import all_derivations, composition_outcomes
+from llm_formulas.derivations.catalogue import all_derivations, composition_outcomes, derivation_of
 from llm_formulas.derivations.engine import Derivation, StepName
 from llm_formulas.derivations.latex import step_latex
 from llm_formulas.formulas.catalogue import get
@@ -124,3 +124,18 @@ def test_show_names_the_parts_and_expands_on_request(capsys):
     code, expanded, err = run(capsys, "show", "params.decoder.total", "--expanded")
     assert code == 0, err
     assert "Ψ_emb" not in expanded.split("inputs:")[0] and "d_ff" in expanded.split("inputs:")[0]
+
+
+def test_a_lesson_showing_one_long_step_shows_the_pieces_it_names(monkeypatch):
+    from llm_formulas.render.documents import lesson
+
+    steps = derivation_of("serving.decode.params_read").steps
+    step = next(step for step in steps if step.label == "the active parameters")
+    assert step.pieces  # 2,739 characters of LaTeX before it was shown in pieces
+    pieces = [piece for piece in steps if piece.piece and piece.label.startswith("the active parameters [")]
+    shown = []
+    monkeypatch.setattr(lesson, "display", shown.append)
+    lesson.derive("serving.decode.params_read", only=("the active parameters",))
+    equations = [item.data for item in shown if type(item).__name__ == "Math"]
+    assert len(equations) == 1 + len(pieces)  # the step and each piece it names (and theirs), defined before it
+    assert all(r"\text{active parameters}" not in text for text in equations[:-1])
