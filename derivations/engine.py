@@ -13,6 +13,10 @@ Claims:
 - ``concludes``: the last expression equals a catalogue formula, which ties
   the stated result (``formulas``) to its proof (``derivations``).
 
+A step is printed as written: catalogue parts by name, earlier steps it repeats by their labels (``cited``), and
+one still longer than a person reads in one look in named pieces, definitions set just before it
+(``derivations.step_pieces``); what each step proves is its expression, whatever it prints.
+
 ``Derivation.check()`` returns outcomes; a failure names the derivation and
 the step and shows both sides. Soundness rules, checked before the claims:
 - no circular proof: a derivation may not read (``formulas.catalogue.get``) the
