@@ -13,6 +13,10 @@ Claims:
 - ``concludes``: the last expression equals a catalogue formula, which ties
   the stated result (``formulas``) to its proof (``derivations``).
 
+A step is printed as written: catalogue parts by name, earlier steps it repeats by their labels (``cited``), and
+one still longer than a person reads in one look in named pieces, definitions set just before it
+(``derivations.vocabulary.step_pieces``); what each step proves is its expression, whatever it prints.
+
 ``Derivation.check()`` returns outcomes; a failure names the derivation and
 the step and shows both sides. Soundness rules, checked before the claims:
 - no circular proof: a derivation may not read (``formulas.vocabulary.catalogue.get``) the
@@ -29,8 +33,10 @@ the step and shows both sides. Soundness rules, checked before the claims:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import sympy as sp
@@ -95,6 +101,9 @@ class Step:
     unit: str = ""  # a refutation's unit, for printing its two figures
     binary: bool = False  # print them in binary prefixes (GiB), as the source speaks
     shown: sp.Basic | None = None  # the expression as printed: parts named, earlier steps cited by their labels
+    pieces: tuple[int, ...] = ()  # positions of the named pieces ``shown`` holds (derivations.vocabulary.step_pieces)
+    piece: bool = False  # a named piece of a long step, defined to print it in one look (derivations.vocabulary.step_pieces)
+    correct_shown: sp.Basic | None = None  # a refutation's correct figure as printed, its pieces named
 
     def expression(self) -> sp.Basic:
         """The step's expression; a conclusion reads the catalogue when checked."""
@@ -108,6 +117,11 @@ class Step:
         return self.expr if self.shown is None else self.shown
 
     @property
+    def correct_displayed(self) -> sp.Basic | None:
+        """A refutation's correct figure as a reader sees it: its pieces named, else as checked."""
+        return self.correct if self.correct_shown is None else self.correct_shown
+
+    @cached_property
     def error(self) -> sp.Basic | None:
         """An approximation's exact relative error dropped/kept (for display)."""
         return None if self.dropped is None else sp.cancel(valued(self.dropped) / valued(self.expr))
@@ -167,9 +181,12 @@ class Derivation:
     def _add(self, step: Step, written: object = None) -> sp.Basic | None:
         """Append ``step``; its expression is returned (read from the string, when one was given). ``written`` is the
         expression as the author gave it: printed with its parts named and the earlier steps it holds cited by label."""
+        from llm_formulas.derivations.vocabulary.step_pieces import in_pieces
+
         step.reads = tuple(dict.fromkeys(take_reads()))
         if written is not None:
             step.shown = cited(as_expression(written), self.steps)
+        self.steps.extend(in_pieces(step, self.steps))  # a step too long to read in one look: its pieces first
         self.steps.append(step)
         return step.expr
 
@@ -408,7 +425,7 @@ class Derivation:
 
     def _feeds(self, earlier_index: int, later: Step) -> bool:
         """Whether the step at ``earlier_index`` (0-based) is used by ``later``."""
-        if later.reference_index == earlier_index or earlier_index in later.parts:
+        if later.reference_index == earlier_index or earlier_index in later.parts or earlier_index in later.pieces:
             return True
         earlier = self.steps[earlier_index]
         if earlier.expr is None:
@@ -524,6 +541,11 @@ class StepName(sp.Symbol):
         from llm_formulas.derivations.vocabulary.latex import label_latex
 
         return label_latex(self.name)
+
+    def sort_key(self, order: object = None) -> tuple:
+        """Numbered pieces in a sum in their order: ``A [2]`` before ``A [10]``."""
+        numbered = re.sub(r"\d+", lambda digits: digits.group().zfill(6), self.name)
+        return self.class_key(), (1, (numbered,)), sp.S.One.sort_key(), sp.S.One
 
 
 CITED_CLAIMS = ("defines", "equals", "solves", "approximates")

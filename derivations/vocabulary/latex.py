@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from itertools import islice
 
 import sympy as sp
 
+from llm_formulas.derivations.vocabulary.engine import Outcome, Step, StepName
 from llm_formulas.derivations.vocabulary.proof import valued
-from llm_formulas.formulas.vocabulary.latex import formula_latex, latex
+from llm_formulas.formulas.vocabulary.latex import READABLE_LATEX, formula_latex, latex
 
-if TYPE_CHECKING:
-    from llm_formulas.derivations.vocabulary.engine import Outcome, Step
+__all__ = ["concluded", "error_shown", "label_latex", "step_latex", "derivation_latex", "verdict_latex"]
 
-__all__ = ["label_latex", "step_latex", "derivation_latex", "verdict_latex"]
+LONG_KEPT = 40  # nodes: an approximation keeping more prints its relative error as dropped/kept, kept by its label
 
 _GREEK = {"Ψ": r"\Psi", "Σ": r"\Sigma", "ε": r"\varepsilon"}
 
 
 def label_latex(label: str) -> str:
     """A step label such as ``Ψ_attn`` or ``F_fwd/(bs)`` as LaTeX."""
-    text = label
+    text, piece = label, re.fullmatch(r"(.*) \[(\d+)\]", label)
+    if piece:  # a named piece of a long step (derivations.vocabulary.step_pieces): A [2] as A^(2)
+        return "{" + label_latex(piece.group(1)) + "}^{(" + piece.group(2) + ")}"
     for char, command in _GREEK.items():
         text = text.replace(char, command + " ")
     text = re.sub(
@@ -35,22 +37,43 @@ def label_latex(label: str) -> str:
 _RELATION = {"defines": ":=", "equals": "=", "solves": "=", "concludes": "=", "approximates": r"\approx"}
 
 
+def error_shown(step: Step) -> sp.Basic:
+    """An approximation's relative error as printed: the error, or where the kept part is long (the error's
+    denominator), dropped/kept with the kept part named by the step's label: the same ratio, read in one look."""
+    if sum(1 for _ in islice(sp.preorder_traversal(step.expr), LONG_KEPT + 1)) <= LONG_KEPT:
+        return step.error
+    return sp.Mul(step.dropped, sp.Pow(StepName(step.label), -1, evaluate=False), evaluate=False)
+
+
+def concluded(step: Step, formula_lookup) -> sp.Basic:
+    """What a conclusion prints its formula identical to: the formula's composed form, or where the line would be
+    longer than a person reads in one look, the step it concludes from, by its label."""
+    formula = formula_lookup(step.formula_id)
+    if len(formula_latex(formula)) + len(_bindings(step)) + 6 <= READABLE_LATEX:
+        return formula.composed
+    return StepName(step.reference)
+
+
+def _bindings(step: Step) -> str:
+    if not step.where:
+        return ""
+    return r"\quad\text{with } " + ", ".join(f"{latex(symbol)} = {latex(value)}" for symbol, value in step.where.items())
+
+
 def step_latex(step: Step, formula_lookup) -> str:
     """One derivation step as a displayed line."""
     if step.claim == "refutes":
-        return rf"\text{{claimed: }} {latex(step.expr)} \neq {latex(step.correct)}"
+        return rf"\text{{claimed: }} {latex(step.expr)} \neq {latex(step.correct_displayed)}"
     if step.claim == "concludes":
-        text = formula_latex(formula_lookup(step.formula_id)).replace(" = ", r" \equiv ", 1)
-        if step.where:
-            bindings = ", ".join(f"{latex(symbol)} = {latex(value)}" for symbol, value in step.where.items())
-            text += rf"\quad\text{{with }} {bindings}"
-        return text
+        formula = formula_lookup(step.formula_id)
+        lhs = formula_latex(formula).split(" = ", 1)[0]
+        return rf"{lhs} \equiv {latex(concluded(step, formula_lookup))}" + _bindings(step)
     if step.claim == "bounds":
         relation = r"\le" if step.direction == "upper" else r"\ge"
         return rf"{label_latex(step.reference)} {relation} {latex(step.displayed)}"
     text = f"{label_latex(step.label)} {_RELATION[step.claim]} {latex(step.displayed)}"
     if step.claim == "approximates":
-        text += rf"\quad\left(\text{{relative error }} {latex(step.error)}\right)"
+        text += rf"\quad\left(\text{{relative error }} {latex(error_shown(step))}\right)"
     return text
 
 

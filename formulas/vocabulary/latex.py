@@ -16,7 +16,7 @@ from llm_formulas.formulas.vocabulary.expressions import as_sympy
 if TYPE_CHECKING:
     from llm_formulas.formulas.vocabulary.catalogue import Formula
 
-__all__ = ["READABLE_LATEX", "abbreviated", "formula_latex", "latex"]
+__all__ = ["READABLE_LATEX", "abbreviated", "formula_latex", "latex", "symbol_names"]
 
 # what a person reads in one look: a formula's default rendering longer than this must name its parts (issue 31)
 READABLE_LATEX = 400
@@ -24,8 +24,12 @@ READABLE_LATEX = 400
 
 def latex(expr: sp.Basic) -> str:
     """Constants become their values; symbols take their registered LaTeX names; derived counts their own."""
-    names = latex_names() | {symbol: name for _, symbol, name, _ in DERIVED_COUNTS}
-    return sp.latex(abbreviated(as_sympy(expr).xreplace(constant_values())), symbol_names=names)
+    return sp.latex(abbreviated(as_sympy(expr).xreplace(constant_values())), symbol_names=symbol_names())
+
+
+def symbol_names() -> dict[sp.Symbol, str]:
+    """Every symbol's LaTeX name: the registered ones and the derived counts'."""
+    return latex_names() | {symbol: name for _, symbol, name, _ in DERIVED_COUNTS}
 
 
 def abbreviated(expr: sp.Basic) -> sp.Basic:

@@ -115,10 +115,10 @@ def _row(claim, values: dict) -> dict:
         return result
 
     peer = number(get(claim.formula_id).expr)
-    ours_step = next(step for step in derivation.steps if "_ours" in step.label)
+    ours_step = next(step for step in derivation.steps if "_ours" in step.label and not step.piece)
     ours = number(ours_step.expr)
     terms = [{"term": step.label.removeprefix("Δ "), "value": number(step.expr), "why": step.why}
-             for step in derivation.steps if step.label.startswith("Δ ")]
+             for step in derivation.steps if step.label.startswith("Δ ") and not step.piece]
     explained = ours - peer - sum((term["value"] for term in terms), sp.Integer(0))
     if explained != 0:
         raise ValueError(f"{claim.formula_id}: the claim's terms leave {explained} unexplained")

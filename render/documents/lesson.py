@@ -114,11 +114,23 @@ def _show_derivation(derivation: Derivation, only: tuple[str, ...]) -> None:
     outcomes = derivation.check()
     display(Markdown(f"**Derivation `{derivation.id}`: {derivation.title}** ({sum(o.ok for o in outcomes)} of "
                      f"{len(outcomes)} steps checked)"))
-    for outcome, step in zip(outcomes, derivation.steps):
-        if only and step.label not in only:
+    kept = _with_pieces(derivation, [i for i, step in enumerate(derivation.steps) if step.label in only]) if only else None
+    for index, (outcome, step) in enumerate(zip(outcomes, derivation.steps)):
+        if kept is not None and index not in kept:
             continue
         display(Markdown(f"{outcome.index}. *{step.claim}*: {step.why}" + (f" (when {step.condition})" if step.condition else "")))
         display(Math(step_latex(step, lookup) + r"\qquad " + verdict_latex(outcome, step)))
+
+
+def _with_pieces(derivation: Derivation, chosen: list[int]) -> set[int]:
+    """The chosen steps and the named pieces they are shown with (derivations.vocabulary.step_pieces), theirs too."""
+    kept, work = set(), list(chosen)
+    while work:
+        index = work.pop()
+        if index not in kept:
+            kept.add(index)
+            work += derivation.steps[index].pieces
+    return kept
 
 
 def formula(formula_id: str) -> None:

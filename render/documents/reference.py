@@ -25,7 +25,7 @@ from llm_formulas.render.printers import mathml as mm
 from llm_formulas.render.documents.defaults import GENERIC, GPUS, LAYOUTS, MODELS, default
 from llm_formulas.render.documents.equation_lines import WIDTH, block, broken
 from llm_formulas.formulas.vocabulary.latex import formula_latex, latex
-from llm_formulas.derivations.vocabulary.latex import label_latex, step_latex
+from llm_formulas.derivations.vocabulary.latex import concluded, error_shown, label_latex, step_latex
 from llm_formulas.derivations.vocabulary.proof import valued
 from llm_formulas.formulas.vocabulary.bibliography import Source, Work, cited, work
 from llm_formulas.render.printers.human import exact as exact_text
@@ -332,18 +332,18 @@ def step_print(step: Step, tex: str) -> str:
     if len(tex) <= WIDTH + 10:
         return tex
     if step.claim == "refutes":
-        return (r"\begin{gathered}\text{claimed: }" + block(step.expr) + r" \\ \neq " + block(step.correct)
+        return (r"\begin{gathered}\text{claimed: }" + block(step.expr) + r" \\ \neq " + block(step.correct_displayed)
                 + r"\end{gathered}")
     if step.claim == "bounds":
         return broken(label_latex(step.reference), r"\le" if step.direction == "upper" else r"\ge", step.displayed)
     if step.claim == "concludes":
         target = get(step.formula_id)
         lhs = target.symbol_latex or r"\mathrm{" + target.id.replace("_", r"\_") + "}"
-        return broken(lhs, r"\equiv", target.composed) if not step.where else tex
+        return broken(lhs, r"\equiv", concluded(step, get)) if not step.where else tex
     relation = {"defines": ":=", "equals": "=", "solves": "=", "approximates": r"\approx"}[step.claim]
     text = broken(label_latex(step.label), relation, step.displayed)
     if step.claim == "approximates":
-        error = broken(r"\text{relative error}", "", step.error)
+        error = broken(r"\text{relative error}", "", error_shown(step))
         return r"\begin{gathered}" + text + r" \\ " + error + r"\end{gathered}"
     return text
 
@@ -363,10 +363,12 @@ def formula_mathml(formula: Formula) -> str:
 def step_mathml(step: Step, tex: str = "") -> str:
     """One derivation step as MathML, laid out as ``derivations.vocabulary.latex.step_latex`` lays out its LaTeX (``tex``)."""
     if step.claim == "refutes":
-        return mm.math_block(mm.text("claimed: "), mm.expr_mathml(step.expr), mm.relation("≠"), mm.expr_mathml(step.correct), tex=tex)
+        return mm.math_block(mm.text("claimed: "), mm.expr_mathml(step.expr), mm.relation("≠"), mm.expr_mathml(step.correct_displayed),
+                             tex=tex)
     if step.claim == "concludes":
         target = get(step.formula_id)
-        parts = [mm.fragment_mathml(target.symbol_latex or r"\mathrm{" + target.id + "}"), mm.relation("≡"), mm.expr_mathml(target.composed)]
+        parts = [mm.fragment_mathml(target.symbol_latex or r"\mathrm{" + target.id + "}"), mm.relation("≡"),
+                 mm.expr_mathml(concluded(step, get))]
         if step.where:
             parts.append(mm.text("  with "))
             for position, (symbol, value) in enumerate(step.where.items()):
@@ -382,7 +384,7 @@ def step_mathml(step: Step, tex: str = "") -> str:
     relation = {"defines": ":=", "equals": "=", "solves": "=", "approximates": "≈"}[step.claim]
     parts = [mm.fragment_mathml(label_latex(step.label)), mm.relation(relation), mm.expr_mathml(step.displayed)]
     if step.claim == "approximates":
-        parts += [mm.text("  (relative error "), mm.expr_mathml(step.error), mm.text(")")]
+        parts += [mm.text("  (relative error "), mm.expr_mathml(error_shown(step)), mm.text(")")]
     return mm.math_block(*parts, tex=tex)
 
 
@@ -465,6 +467,10 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
         def printed(value: sp.Basic, value_tex: str) -> str:  # a figure as it is, an expression broken over lines
             return value_tex if value.is_number else block(value)
 
+        # a correct figure shown in named pieces (derivations.vocabulary.step_pieces) is printed so, its ratio as claimed/correct
+        shown = correct if step.correct_shown is None else valued(step.correct_shown)
+        shown_ratio = ratio if shown is correct or ratio.is_number else sp.Mul(claimed, sp.Pow(shown, -1), evaluate=False)
+
         found.append(
             Erratum(
                 formula.id, anchor(formula.id), step.label, citation(step.source), step.why, tex, step_mathml(step, tex),
@@ -473,7 +479,7 @@ def errata_of(formula: Formula, derivation_id: str, steps: list[Step], outcomes:
                 derivation=derivation_id, ok=bool(outcome and outcome.ok),
                 claimed_tex=claimed_tex, correct_tex=correct_tex, long=max(len(claimed_tex), len(correct_tex)) > 40,
                 ratio_tex=ratio_tex, latex_print=step_print(step, tex), claimed_print=printed(claimed, claimed_tex),
-                correct_print=printed(correct, correct_tex), ratio_print=printed(ratio, ratio_tex),
+                correct_print=printed(shown, correct_tex), ratio_print=printed(shown_ratio, ratio_tex),
             )
         )
     return tuple(found)

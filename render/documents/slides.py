@@ -34,8 +34,10 @@ from llm_formulas.render.printers.mathml import fragment_mathml
 
 LONG_SLIDE = 1100  # characters of prose after which the next paragraph-only cell starts a new slide
 PICTURE_ROOM = 500  # characters of prose beside which a picture still fits on the slide
-EQUATIONS_PER_SLIDE = 4  # a derivation showing more continues on the next slide
+EQUATIONS_PER_SLIDE = 4  # lines of equations a slide holds: a derivation showing more continues on the next slide
 CAPTION = 400  # characters of HTML above which a text is no caption: a picture after it gets a slide of its own
+LINE = 150  # characters of LaTeX an equation's line holds on a slide (about the slide's 1168 px at 30 px type)
+ROOM = 900  # px of content a slide takes (estimated): its 570 px body scaled to no less than 0.6, equations at 18 px
 WIDTH, HEIGHT = 1280, 720  # the canvas every slide is laid out on, then scaled to the window
 STYLE = f"""
 html, body {{ margin: 0; height: 100%; overflow: hidden; background: #222; font-family: "DejaVu Sans", sans-serif; }}
@@ -57,6 +59,8 @@ pre {{ font-size: 18px; background: #f7f7f7; padding: 8px 12px; margin: 6px 0; w
 p {{ margin: 6px 0; }} ul, ol {{ margin: 6px 0; }}
 table {{ border-collapse: collapse; font-size: 22px; margin: 6px auto; }} td, th {{ border: 1px solid #bbb; padding: 3px 10px; }}
 math[display="block"] {{ display: block; margin: 8px 0; font-size: 30px; }}
+.lines > math[display="block"] {{ margin: 2px 0; }}
+.lines > math.more {{ padding-left: 64px; }}
 aside.notes {{ display: none; }}
 nav {{ position: absolute; right: 18px; bottom: 10px; display: flex; gap: 10px; align-items: center; font-size: 20px;
   color: #777; }}
@@ -222,9 +226,53 @@ def _blocks(source: str) -> list[_Block]:
 
 
 def _latex(text: str) -> str:
-    """A display equation of the lesson helpers (``$$...$$`` or bare LaTeX) as MathML."""
+    """A display equation of the lesson helpers (``$$...$$`` or bare LaTeX) as MathML: a long one over several lines,
+    broken before its top-level signs, so that it is drawn as large as the others rather than shrunk to fit."""
     body = text.strip().strip("$").strip()
-    return f'<math display="block">{fragment_mathml(body)}</math>'
+    lines = _lines(body)
+    if len(lines) == 1:
+        return f'<math display="block">{fragment_mathml(body)}</math>'
+    more = ' class="more"'  # a line continuing the one above, set in
+    shown = [f'<math display="block"{more if index else ""}>{fragment_mathml(line)}</math>' for index, line in enumerate(lines)]
+    return '<div class="lines">' + "".join(shown) + "</div>"
+
+
+def _lines(tex: str) -> list[str]:
+    """``tex`` in lines of about ``LINE`` characters, cut before a +, −, = or ≈ or a space (\\quad) at its top level
+    (outside braces and \\left … \\right); an environment's own lines are left as they are."""
+    if r"\begin" in tex or len(tex) <= LINE:
+        return [tex]
+    starts = [0] + _cuts(tex) + [len(tex)]
+    lines: list[str] = []
+    for start, end in zip(starts, starts[1:]):
+        piece = tex[start:end].strip()
+        if lines and len(lines[-1]) + 1 + len(piece) <= LINE:
+            lines[-1] += " " + piece
+        elif piece:
+            lines.append(piece)
+    return [re.sub(r"^\\q?quad\s*", "", line) for line in lines]
+
+
+def _cuts(tex: str) -> list[int]:
+    """The places ``tex`` may be cut: before each top-level " + ", " - ", " = ", ``\\approx``, ``\\quad``, ``\\qquad``."""
+    cuts, depth, index = [], 0, 0
+    while index < len(tex):
+        char = tex[index]
+        if char == "\\":
+            end = index + 1
+            while end < len(tex) and tex[end].isalpha():
+                end += 1
+            command = tex[index:max(end, index + 2)]
+            depth += {r"\left": 1, r"\right": -1}.get(command, 0)
+            if depth == 0 and command in (r"\quad", r"\qquad", r"\approx"):
+                cuts.append(index)
+            index = max(end, index + 2)
+            continue
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0 and char in "+-=" and tex[index - 1:index] == " " and tex[index + 1:index + 2] == " ":
+            cuts.append(index)
+        index += 1
+    return cuts
 
 
 def _output(output: NotebookNode) -> tuple[str, str]:
@@ -251,8 +299,13 @@ class _Slide:
     notes: list[str] = field(default_factory=list)
     opening: bool = False
 
+    def height(self) -> int:
+        """About how tall what the slide shows is laid out, in px (``_height``)."""
+        return sum(_height(kind, shown) for kind, shown in self.body)
+
     def equations(self) -> int:
-        return sum(1 for kind, _ in self.body if kind == "equation")
+        """The lines of equations the slide shows (a long equation is set over several)."""
+        return sum(shown.count("<math") for kind, shown in self.body if kind == "equation")
 
 
 class _Deck:
@@ -295,25 +348,44 @@ class _Deck:
         if new_slide:
             self.start()
         self.current.notes.append(f"<pre>{html.escape(cell.source)}</pre>")
-        for output in cell.get("outputs", []):
-            kind, shown = _output(output)
-            if not shown:
-                continue
-            if self._full(self.current, kind):
+        shown_outputs = [(kind, shown) for kind, shown in map(_output, cell.get("outputs", [])) if shown]
+        for index, (kind, shown) in enumerate(shown_outputs):
+            following = shown_outputs[index + 1] if index + 1 < len(shown_outputs) else ("", "")
+            # a caption is measured with the equation under it, so that the two stay on one slide
+            captioned = kind == "text" and following[0] == "equation"
+            lines = following[1].count("<math") if captioned else shown.count("<math")
+            height = _height(kind, shown) + (_height(*following) if captioned else 0)
+            if self._full(self.current, kind, lines) or (self.current.body and self.current.height() + height > ROOM):
                 self.start()
             self.current.body.append((kind, shown))
 
 
     @staticmethod
-    def _full(slide: _Slide, kind: str) -> bool:
-        """No room for one more output of ``kind``: a picture is alone on its slide, or under one short caption; a derivation
-        continues on the next slide after EQUATIONS_PER_SLIDE equations (its caption moving with its equation)."""
+    def _full(slide: _Slide, kind: str, lines: int = 0) -> bool:
+        """No room for one more output of ``kind`` (``lines`` of equations): a picture is alone on its slide, or under one
+        short caption; a derivation continues on the next slide past EQUATIONS_PER_SLIDE lines of equations (its caption
+        moving with its equation)."""
         kinds = [shown for shown, _ in slide.body]
         if "picture" in kinds:
             return True
         if kind == "picture":
             return len(kinds) > 1 or "equation" in kinds or any(len(shown) > CAPTION for _, shown in slide.body)
-        return slide.equations() >= EQUATIONS_PER_SLIDE
+        return slide.equations() > 0 and slide.equations() + max(lines, 1) > EQUATIONS_PER_SLIDE
+
+
+def _height(kind: str, shown: str) -> int:
+    """About how tall an output is laid out on a slide, in px: an equation's lines, a listing's, a table's rows, or a
+    text's lines of about 70 characters."""
+    if kind == "equation":
+        return 64 * shown.count("<math")
+    if kind == "picture":
+        return 0
+    if "<pre" in shown:
+        return 24 * (shown.count("\n") + 1)
+    if "<table" in shown:
+        return 34 * shown.count("<tr")
+    paragraphs = max(1, shown.count("<p") + shown.count("<li"))
+    return 37 * (len(re.sub(r"<[^>]+>", "", shown)) // 70 + paragraphs) + 12 * paragraphs
 
 
 def _opening(source: str) -> tuple[str, str]:
