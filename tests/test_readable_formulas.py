@@ -13,7 +13,8 @@ import sympy as sp
 
 import llm_formulas as lf
 from llm_formulas.derivations.reports.catalogue import all_derivations, composition_outcomes, derivation_of
-from llm_formulas.derivations.vocabulary.engine import Derivation, StepName
+from llm_formulas.derivations.vocabulary.engine import Derivation
+from llm_formulas.derivations.vocabulary.steps import StepName
 from llm_formulas.derivations.vocabulary.latex import step_latex
 from llm_formulas.formulas.vocabulary.catalogue import get
 from llm_formulas.formulas.vocabulary.latex import READABLE_LATEX, formula_latex, latex

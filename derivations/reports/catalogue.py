@@ -13,7 +13,8 @@ from functools import cache
 from types import ModuleType
 from typing import Callable, Iterable
 
-from llm_formulas.derivations.vocabulary.engine import Derivation, Outcome, building
+from llm_formulas.derivations.vocabulary.engine import Derivation, building
+from llm_formulas.derivations.vocabulary.steps import Outcome
 from llm_formulas.formulas.vocabulary.catalogue import TOPICS, Catalogue, Formula, UnknownFormula, all_formulas, lookup, origin_topic
 from llm_formulas.formulas.vocabulary.dimensions import DimensionError, check_declared_unit
 from llm_formulas.derivations.vocabulary.proof import Verdict, prove_equal

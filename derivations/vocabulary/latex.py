@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from itertools import islice
 
 import sympy as sp
 
-from llm_formulas.derivations.vocabulary.engine import Outcome, Step, StepName
+from llm_formulas.derivations.vocabulary.steps import Outcome, Step, StepName, label_latex
 from llm_formulas.derivations.vocabulary.proof import valued
 from llm_formulas.formulas.vocabulary.latex import READABLE_LATEX, formula_latex, latex
 
 __all__ = ["concluded", "error_shown", "label_latex", "step_latex", "derivation_latex", "verdict_latex"]
 
 LONG_KEPT = 40  # nodes: an approximation keeping more prints its relative error as dropped/kept, kept by its label
-
-_GREEK = {"Ψ": r"\Psi", "Σ": r"\Sigma", "ε": r"\varepsilon"}
-
-
-def label_latex(label: str) -> str:
-    """A step label such as ``Ψ_attn`` or ``F_fwd/(bs)`` as LaTeX."""
-    text, piece = label, re.fullmatch(r"(.*) \[(\d+)\]", label)
-    if piece:  # a named piece of a long step (derivations.vocabulary.step_pieces): A [2] as A^(2)
-        return "{" + label_latex(piece.group(1)) + "}^{(" + piece.group(2) + ")}"
-    for char, command in _GREEK.items():
-        text = text.replace(char, command + " ")
-    text = re.sub(
-        r"_([A-Za-z][A-Za-z_]*(?:\^[A-Za-z]+)?)",
-        lambda m: "_{" + m.group(1).replace("_", r"\_").replace("^", "}^{") + "}",
-        text,
-    )
-    text = text.replace("²", "^2")
-    return text.strip()
-
 
 _RELATION = {"defines": ":=", "equals": "=", "solves": "=", "concludes": "=", "approximates": r"\approx"}
 

@@ -36,7 +36,8 @@ from llm_formulas.derivations.vocabulary.read_record import cache_directory
 __all__ = ["ProofCache", "cache_directory", "cached_verdict", "clear", "proofs_cached"]
 
 # The modules whose code decides a verdict: a change to any of them invalidates every kept proof.
-_PROVING = ("llm_formulas.derivations.vocabulary.proof", "llm_formulas.derivations.vocabulary.engine", "llm_formulas.derivations.vocabulary.proof_cache",
+_PROVING = ("llm_formulas.derivations.vocabulary.proof", "llm_formulas.derivations.vocabulary.engine",
+            "llm_formulas.derivations.vocabulary.steps", "llm_formulas.derivations.vocabulary.proof_cache",
             "llm_formulas.formulas.vocabulary.dimensions", "llm_formulas.formulas.vocabulary.symbols")
 
 

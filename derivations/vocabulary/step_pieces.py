@@ -15,7 +15,7 @@ from itertools import islice
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from llm_formulas.derivations.vocabulary.engine import CITED_CLAIMS, Step, StepName
+from llm_formulas.derivations.vocabulary.steps import CITED_CLAIMS, Step, StepName
 from llm_formulas.derivations.vocabulary.latex import label_latex, step_latex
 from llm_formulas.formulas.vocabulary.catalogue import lookup
 from llm_formulas.formulas.vocabulary.latex import READABLE_LATEX, latex, symbol_names

@@ -13,7 +13,7 @@ from llm_formulas.render.cli.result import Result, number_json
 
 if TYPE_CHECKING:
     from llm_formulas.derivations.reports.catalogue import Report
-    from llm_formulas.derivations.vocabulary.engine import Step
+    from llm_formulas.derivations.vocabulary.steps import Step
     from llm_formulas.derivations.vocabulary.read_record import Reads
     from llm_formulas.formulas.vocabulary.catalogue import Formula
 
@@ -260,7 +260,7 @@ def _kept_report(request: tuple[str, ...], run: Callable[[], Report], reads: Rea
     from dataclasses import asdict
 
     from llm_formulas.derivations.reports.catalogue import Report
-    from llm_formulas.derivations.vocabulary.engine import Outcome
+    from llm_formulas.derivations.vocabulary.steps import Outcome
     from llm_formulas.derivations.vocabulary.read_record import cache_directory, kept, record_path
 
     def outcomes() -> dict:

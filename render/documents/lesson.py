@@ -17,7 +17,8 @@ import sympy as sp
 from IPython.display import Image, Markdown, Math, display
 
 from llm_formulas.derivations.reports.catalogue import all_derivations, derivation_of
-from llm_formulas.derivations.vocabulary.engine import Derivation, Outcome, Step
+from llm_formulas.derivations.vocabulary.engine import Derivation
+from llm_formulas.derivations.vocabulary.steps import Outcome, Step
 from llm_formulas.derivations.vocabulary.proof import valued
 from llm_formulas.formulas.reports import estimate as _estimate
 from llm_formulas.formulas.vocabulary.parts import parts_of

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from llm_formulas.derivations.reports.catalogue import all_derivations, check_all, derivation_of
-from llm_formulas.derivations.vocabulary.engine import Outcome, Step
+from llm_formulas.derivations.vocabulary.steps import Outcome, Step
 from llm_formulas.formulas.vocabulary.catalogue import Formula, all_formulas, get
 from llm_formulas.formulas.vocabulary.examples import WorkedExample, all_examples, examples_for
 from llm_formulas.formulas.vocabulary.symbols import Quantity, all_quantities, quantity
