@@ -277,6 +277,13 @@ _work(
     "github.com/NVIDIA/nccl-tests", "undated",
 )
 _work(
+    "aiconfigurator", "software", "AIConfigurator 0.12.0 collected op tables", "NVIDIA",
+    "aiconfigurator-core 0.12.0 (PyPI, Apache-2.0): the measured per-operation latencies under "
+    "aiconfigurator_core/systems/data/<system>/<op>/<backend>/<version>/ (GEMM, context and generation attention, "
+    "quantize, NCCL and custom all-reduce)", "github.com/ai-dynamo/aiconfigurator", "2026",
+    url="https://pypi.org/project/aiconfigurator-core/0.12.0/",
+)
+_work(
     "deepspeed", "software", "DeepSpeed docs", "Microsoft DeepSpeed team",
     "DeepSpeed documentation: ZeRO configuration (overlap_comm, reduce_bucket_size, stage3_prefetch_bucket_size)",
     "deepspeed.ai", "undated",
