@@ -218,6 +218,11 @@ _work(
     arxiv="2307.08691",
 )
 _work(
+    "shah2024", "paper", "Shah et al. 2024", "Jay Shah, Ganesh Bikshandi, Ying Zhang, Vijay Thakkar, Pradeep Ramani, Tri Dao",
+    "FlashAttention-3: Fast and Accurate Attention with Asynchrony and Low-precision", "NeurIPS 2024", "2024",
+    arxiv="2407.08608",
+)
+_work(
     "jia2018", "paper", "Jia et al. 2018", "Xianyan Jia, Shutao Song, Wei He, Yangzihao Wang, Haidong Rong et al.",
     "Highly Scalable Deep Learning Training System with Mixed-Precision: Training ImageNet in Four Minutes",
     "arXiv preprint", "2018", arxiv="1807.11205",

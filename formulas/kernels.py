@@ -20,11 +20,15 @@ stored with the table paths and versions and their agreement in ``formulas/publi
   head dimension one block walks serially, above the floor τ_da: few KV heads per GPU leave the bandwidth
   unused (the block term dominates), long contexts of one sequence are serial (the position term);
 - **prefill (context) attention**, causal, over s tokens: c·b·a·d_head·s(s + 1) FLOPs (QKᵀ and PV over the
-  s(s + 1)/2 pairs the mask keeps) at η_ca of peak, lowered at short prompts by (1 + s_½/s), or the Q, K, V and
+  s(s + 1)/2 pairs the mask keeps) at η_ca of peak, lowered at short prompts by (1 + s_½/s) and by (1 + d_½/d_head):
+  the softmax's exponentials and rescaling per score do not shrink with the head dimension the matmuls grow with
+  (Shah et al. 2024, FlashAttention-3 §3: the exponentials' throughput bounds the kernel), or the Q, K, V and
   output bytes at η_ca^B of the bandwidth, whichever is longer, plus c_head per (sequence, head) row of tiles,
   above the floor τ_ca;
-- **collectives** of x bytes over n GPUs of one NVLink node: α_c + β_c(n − 2) + f·x/W_bus, a latency growing with
-  the GPU count and the bus bandwidth W_bus fitted at each n (nccl-tests' bus bandwidth: f = 2(n − 1)/n for an
+- **collectives** of x bytes over n GPUs of one NVLink node: α_c + β_c(n − 2) + B + 2√(τ_p·B) with B = f·x/W_bus,
+  a latency growing with the GPU count, the bytes at the bus bandwidth W_bus fitted at each n, and the cost of
+  pipelining them in segments at the best segment size (k segments cost k·τ_p and fill the pipeline with B/k;
+  k = √(B/τ_p) minimises the sum) (nccl-tests' bus bandwidth: f = 2(n − 1)/n for an
   all-reduce, (n − 1)/n for an all-gather, a reduce-scatter and an all-to-all of the whole buffer); a one-shot
   all-reduce (TensorRT-LLM's and vLLM's custom kernel) reads the n − 1 peers' buffers: τ_os + (n − 1)·x/W_os, and
   an engine takes the faster of the two (``perf.op.allreduce.custom``).
@@ -37,13 +41,17 @@ import sympy as sp
 from llm_formulas.formulas.catalogue import Condition, Source, formula
 from llm_formulas.formulas.performance import NCCL, ROOFLINE, gemm_bytes, gemm_flops
 from llm_formulas.formulas.symbols import (
-    K_inner, M_rows, N_cols, W_bus, W_mem, W_os, X, a, alpha_c, b, beta_c, c_blk, c_head, c_mac, c_pos, d_head,
+    K_inner, M_rows, N_cols, W_bus, W_mem, W_os, X, a, alpha_c, b, beta_c, c_blk, c_head, c_mac, c_pos, d_half, d_head,
     eta_ca, eta_cab, eta_da, eta_dax, eta_ew, eta_mm, eta_mmb, g, n, q, q_kv, s, s_ctx, s_half, tau_ca, tau_da,
-    tau_ew, tau_mm, tau_os, x_ew, x_msg,
+    tau_ew, tau_mm, tau_os, tau_p, x_ew, x_msg,
 )
 
 MEASURED = Source("aiconfigurator", "collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), "
                   "fitted per GPU by render/numeric/kernel_calibrate.py")
+PIPELINE = Source("thakur2005", "§2: the α + nβ cost of a message; a message cut into k segments pays k latencies and "
+                  "fills the pipeline with one segment")
+SOFTMAX = Source("shah2024", "§3: the softmax's exponentials, at a far lower throughput than the matmuls, bound the "
+                 "attention kernel")
 ONE_SHOT = Source("vllm", "custom_all_reduce: one-shot all-reduce of small messages over NVLink")
 OVERLAP = Condition("one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds")
 NODE = Condition("n ≥ 2 GPUs of one NVLink node (n ≤ 8: the tables' range)", sp.And(sp.GreaterThan(n, 2), sp.LessThan(n, 8)))
@@ -127,14 +135,15 @@ decode_attention = formula(
 )
 prefill_attention = formula(
     "perf.op.attention.prefill.time",
-    tau_ca + sp.Max(c_mac * b * a * d_head * s * (s + 1) / (X * eta_ca) * (1 + s_half / s),
+    tau_ca + sp.Max(c_mac * b * a * d_head * s * (s + 1) / (X * eta_ca) * (1 + s_half / s) * (1 + d_half / d_head),
                     q * b * s * 2 * (a + g) * d_head / (W_mem * eta_cab))
     + c_head * b * a,
     "second",
     "time of one causal prefill-attention kernel over b prompts of s tokens: its s(s + 1)/2 pairs' FLOPs at η_ca of "
-    "peak (lowered by 1 + s_½/s at short prompts) or its Q, K, V and output bytes, whichever is longer, plus a cost "
+    "peak (lowered by 1 + s_½/s at short prompts and by 1 + d_½/d_head for the softmax's work per score) or its Q, K, "
+    "V and output bytes, whichever is longer, plus a cost "
     "per (sequence, head) row of tiles, above its floor",
-    sources=[ROOFLINE, MEASURED],
+    sources=[ROOFLINE, SOFTMAX, MEASURED],
     conditions=[OVERLAP, GROUPED],
     symbol_latex=r"T_{ca}",
 )
@@ -143,14 +152,20 @@ prefill_attention = formula(
 LATENCY = alpha_c + beta_c * (n - 2)  # the latency at n GPUs: α_c at two, β_c more per further GPU
 
 
+def streamed(transfer: sp.Expr) -> sp.Expr:
+    """A transfer B pipelined in segments at its best segment size: k segments cost k·τ_p and the pipeline's fill one
+    segment, B/k; k = √(B/τ_p) minimises k·τ_p + B/k to 2√(τ_p·B)."""
+    return transfer + 2 * sp.sqrt(tau_p * transfer)
+
+
 def _collective(name: str, share: sp.Expr, what: str) -> object:
     return formula(
         f"perf.op.{name}.time",
-        LATENCY + share * x_msg / W_bus,
+        LATENCY + streamed(share * x_msg / W_bus),
         "second",
-        f"time of one NCCL {what} of x bytes over n GPUs: a latency growing with n, then the bus bandwidth W_bus "
-        "fitted at that GPU count",
-        sources=[NCCL, MEASURED],
+        f"time of one NCCL {what} of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus "
+        "fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B)",
+        sources=[NCCL, PIPELINE, MEASURED],
         conditions=[NODE],
         symbol_latex=r"T_{" + name.replace("_", r"\_") + "}",
     )
