@@ -27,7 +27,7 @@ from llm_formulas.formulas.gpu_specs import SPECS
 from llm_formulas.formulas.kernel_calibration import CONSTANTS_FILE, SYSTEMS
 
 PACKAGE = "aiconfigurator-core"
-SAMPLE_PER_OP = 3  # measured rows per op and system kept for the tests (a few dozen in all)
+SAMPLE_PER_OP = 2  # measured rows per op and system kept for the tests (a few dozen in all)
 SIGNIFICANT = 4  # digits of each stored constant
 GPU_COUNTS = (2, 4, 8)
 
@@ -70,6 +70,11 @@ def _gemm_inputs(dtype: str) -> Callable:
 def _gemm_regime(rows) -> np.ndarray:
     m = rows.m.to_numpy()
     return np.where(m <= 16, "m ≤ 16", np.where(m <= 256, "16 < m ≤ 256", "m > 256"))
+
+
+def _full(rows):
+    """Rows without a sliding window (a table without the column has none)."""
+    return rows.window_size == 0 if "window_size" in rows else np.ones(len(rows), dtype=bool)
 
 
 def _grouped(rows):
@@ -142,13 +147,13 @@ OPS: tuple[Op, ...] = (
        needs=("fp8",)),
     Op("attention.decode", "perf.op.attention.decode.time", "attention", ENGINES, "generation_attention_perf",
        "window_size == 0, kv_cache_dtype == bfloat16, g < a ≤ 32g",
-       lambda t, backend: _kernel(t[(t.window_size == 0) & (t.kv_cache_dtype == "bfloat16") & _grouped(t)],
+       lambda t, backend: _kernel(t[_full(t) & (t.kv_cache_dtype == "bfloat16") & _grouped(t)],
                                   DECODE_KERNEL, backend),
        _decode_inputs, _decode_regime, ("tau_da", "eta_da", "eta_dax", "c_blk", "c_pos"),
        {"tau_da": 1e-5, "eta_da": 0.8, "eta_dax": 0.1, "c_blk": 3e-8, "c_pos": 2e-12}),
     Op("attention.prefill", "perf.op.attention.prefill.time", "attention", ENGINES, "context_attention_perf",
        "window_size == 0, attn_dtype == kv_cache_dtype == bfloat16, g < a ≤ 32g",
-       lambda t, backend: _kernel(t[(t.window_size == 0) & (t.kv_cache_dtype == "bfloat16") & (t.attn_dtype == "bfloat16")
+       lambda t, backend: _kernel(t[_full(t) & (t.kv_cache_dtype == "bfloat16") & (t.attn_dtype == "bfloat16")
                                     & _grouped(t)], PREFILL_KERNEL, backend),
        _prefill_inputs, _prefill_regime, ("tau_ca", "eta_ca", "eta_cab", "s_half", "d_half", "c_head"),
        {"tau_ca": 1.5e-5, "eta_ca": 0.6, "eta_cab": 0.4, "s_half": 500.0, "d_half": 30.0, "c_head": 2e-8}),
@@ -276,39 +281,79 @@ def _sample(key: str, rows, inputs: dict, measured: np.ndarray, relative: str) -
     return sample
 
 
+@dataclass(frozen=True)
+class Measured:
+    """The rows of one table an op is fitted on, as the formula's inputs and the measured latencies in seconds."""
+
+    rows: object  # the DataFrame of the rows kept
+    inputs: dict
+    seconds: np.ndarray
+    table: str  # the path under the wheel's data folder
+    version: str
+
+
+def measured(system: str, op: Op, backend: str) -> Measured | None:
+    """``op``'s rows for ``system`` and ``backend`` from the newest table, or None when the wheel has none."""
+    spec = SPECS[SYSTEMS[system]]
+    path = table_path(system, op, backend)
+    if path is None or any(getattr(spec, need) is None for need in op.needs):
+        return None
+    rows = op.select(read_table(path), backend)
+    rows = rows[rows.latency > 0]
+    if rows.empty:
+        return None
+    seconds = rows.latency.to_numpy(float) * 1e-3  # the tables' latencies are in milliseconds
+    return Measured(rows, op.inputs(rows, spec), seconds, path.relative_to(data_root()).as_posix(), path.parts[-2])
+
+
+def _fixed(op: Op, backend: str) -> list[str]:
+    """The keys of the fits whose constants ``op``'s formula also uses."""
+    return [other if "/" in other else f"{backend}/{other}" for other in op.fixed_from]
+
+
 def calibrate_system(system: str) -> dict:
     """Every op the wheel has a table of for ``system``, per backend, fitted in order (an op's fixed constants first).
     An entry's key is ``<backend>/<op>``."""
-    spec = SPECS[SYSTEMS[system]]
-    root = data_root()
-    result: dict = {"gpu": spec.key, "ops": {}}
+    result: dict = {"gpu": SYSTEMS[system], "ops": {}}
     samples: list[dict] = []
     for op in OPS:
         for backend in op.backends:
-            key = f"{backend}/{op.key}"
-            fixed_keys = [other if "/" in other else f"{backend}/{other}" for other in op.fixed_from]
-            path = table_path(system, op, backend)
-            if path is None or any(getattr(spec, need) is None for need in op.needs) \
-                    or any(other not in result["ops"] for other in fixed_keys):
+            key, fixed_keys = f"{backend}/{op.key}", _fixed(op, backend)
+            table = measured(system, op, backend)
+            if table is None or any(other not in result["ops"] for other in fixed_keys):
                 continue
-            rows = op.select(read_table(path), backend)
-            rows = rows[rows.latency > 0]
-            if rows.empty:
-                continue
-            relative = path.relative_to(root).as_posix()
-            inputs = op.inputs(rows, spec)
-            measured = rows.latency.to_numpy(float) * 1e-3  # the tables' latencies are in milliseconds
             fixed = {name: value for other in fixed_keys for name, value in _floats(result["ops"][other]["constants"]).items()}
-            constants = fit(op, inputs, measured, fixed)
-            errors = np.abs(predict(op, {**fixed, **_floats(constants)}, inputs) / measured - 1)
+            constants = fit(op, table.inputs, table.seconds, fixed)
+            errors = np.abs(predict(op, {**fixed, **_floats(constants)}, table.inputs) / table.seconds - 1)
             result["ops"][key] = {
-                "formula": op.formula, "table": relative, "backend": backend, "version": path.parts[-2],
-                "device": str(rows.device.iloc[0]) if "device" in rows else "", "rows": op.kept,
-                "constants": constants, "fixed_from": fixed_keys, "agreement": agreement(errors, op.regime(rows)),
+                "formula": op.formula, "table": table.table, "backend": backend, "version": table.version,
+                "device": str(table.rows.device.iloc[0]) if "device" in table.rows else "", "rows": op.kept,
+                "constants": constants, "fixed_from": fixed_keys, "agreement": agreement(errors, op.regime(table.rows)),
             }
-            samples += _sample(key, rows, inputs, measured, relative)
+            samples += _sample(key, table.rows, table.inputs, table.seconds, table.table)
     result["sample"] = samples
     return result
+
+
+def recheck(document: dict) -> dict:
+    """The stored constants against the installed wheel's tables, refitting nothing: per system and op, the agreement
+    as ``agreement`` gives it (the benchmark prints it beside the stored one)."""
+    checked: dict = {"systems": {}}
+    for system, fitted in document["systems"].items():
+        ops = {}
+        for key, entry in fitted["ops"].items():
+            backend, kind = key.split("/")
+            op = next(candidate for candidate in OPS if candidate.key == kind)
+            table = measured(system, op, backend)
+            if table is None or table.table != entry["table"]:
+                continue  # another version of the wheel: its tables are not the ones fitted
+            stored = {}
+            for other in [*entry["fixed_from"], key]:
+                stored.update(_floats(document["systems"][system]["ops"][other]["constants"]))
+            errors = np.abs(predict(op, stored, table.inputs) / table.seconds - 1)
+            ops[key] = {"agreement": agreement(errors, op.regime(table.rows))}
+        checked["systems"][system] = {"ops": ops}
+    return checked
 
 
 def calibrate(systems: tuple[str, ...] = tuple(SYSTEMS)) -> dict:
