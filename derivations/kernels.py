@@ -17,7 +17,7 @@ import sympy as sp
 from llm_formulas.derivations.cluster import solved_for
 from llm_formulas.derivations.engine import Derivation
 from llm_formulas.formulas.catalogue import get
-from llm_formulas.formulas.kernels import CAST, LATENCY, MEASURED, ONE_SHOT, PIPELINE, SOFTMAX
+from llm_formulas.formulas.kernels import LATENCY, MEASURED, ONE_SHOT, PIPELINE, SOFTMAX
 from llm_formulas.formulas.performance import NCCL, ROOFLINE, gemm_bytes, gemm_flops
 from llm_formulas.formulas.symbols import (
     K_inner, M_rows, W_bus, W_mem, W_os, X, a, b, c_blk, c_head, c_mac, c_pos, d_half, d_head, eta_ca, eta_cab, eta_da,
