@@ -44,7 +44,7 @@ def test_the_committed_constants_load_with_their_tables(system):
         backend, kind = op.split("/")
         # the table it was fitted on, inside the wheel's data folder: <system>/<op>/<backend>/<version>/<file>
         assert entry["table"].startswith(f"{system}/") and f"/{backend}/{entry['version']}/" in entry["table"], op
-        assert entry["formula"].startswith("perf.op.") and kind.split(".")[0] in entry["formula"].replace("all", "all")
+        assert entry["formula"] == ("perf.op.gemm.time" if kind == "gemm.bf16" else f"perf.op.{kind}.time"), op
         values = constants(system, op, gpus=8)
         assert values and all(v.is_Rational and v > 0 for v in values.values()), op
         assert all(v <= 1 for name, v in values.items() if name.startswith("eta")), op  # fractions of a peak
@@ -180,3 +180,18 @@ def test_the_fitting_script_without_the_wheel_says_how_to_install_it(monkeypatch
     monkeypatch.setitem(sys.modules, "aiconfigurator_core", None)  # an import of it now fails
     with pytest.raises(SystemExit, match=r"pip install 'llm-formulas\[calibration\]'"):
         kernel_calibrate.data_root()
+
+
+@pytest.mark.parametrize("system", FITTED)
+def test_the_stored_fit_meets_the_issues_targets(system):
+    # issue 33: every op kind within 10 % median on H100 and H200 (the best engine's kernels of each kind); issue 34:
+    # no op kind's median above 20 %. The numbers are the fit's over whole tables, recomputed by bench_kernel_fit.py
+    ops = stored()["systems"][system]["ops"]
+    by_kind: dict[str, list[float]] = {}
+    for key, entry in ops.items():
+        median = entry["agreement"]["all"]["median"]
+        assert median <= 0.20, key
+        by_kind.setdefault(key.split("/")[1], []).append(median)
+    assert set(by_kind) >= {"gemm.bf16", "gemm.fp8", "elementwise", "attention.decode", "attention.prefill", "allreduce",
+                            "allgather", "reducescatter", "alltoall", "allreduce.custom"}
+    assert all(min(medians) <= 0.10 for medians in by_kind.values()), by_kind
