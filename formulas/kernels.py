@@ -54,9 +54,9 @@ SOFTMAX = Source("shah2024", "§3: the softmax's exponentials, at a far lower th
                  "attention kernel")
 ONE_SHOT = Source("vllm", "custom_all_reduce: one-shot all-reduce of small messages over NVLink")
 OVERLAP = Condition("one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds")
-NODE = Condition("n ≥ 2 GPUs of one NVLink node (n ≤ 8: the tables' range)", sp.And(sp.GreaterThan(n, 2), sp.LessThan(n, 8)))
-GROUPED = Condition("grouped-query attention, g < a ≤ 32g (TensorRT-LLM's XQA kernel; multi-head attention and groups "
-                    "above 32 take other kernels)", sp.And(sp.StrictLessThan(g, a), sp.LessThan(a, 32 * g)))
+NODE = Condition("n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)", sp.StrictGreaterThan(n, 1))
+GROUPED = Condition("grouped-query attention, g < a ≤ 32g (the rows fitted: TensorRT-LLM's XQA kernel; multi-head "
+                    "attention and groups above 32 take other kernels)", sp.StrictGreaterThan(a, g))
 CAST = Condition("q = 1 byte: FP8 operands, the activation arriving in 16 bits")
 
 # --- one GEMM ----------------------------------------------------------------------------------------------
@@ -94,7 +94,7 @@ gemm_transition = formula(
     "rows M* at which a GEMM turns from memory-bound to compute-bound: its compute time equals its memory time",
     sources=[ROOFLINE],
     conditions=[Condition("the weight alone is compute-bound: c·KN·W_mem·η_mm^B > q(K + N)·X·η_mm",
-                          sp.StrictGreaterThan(c_mac * K_inner * N_cols * W_mem * eta_mmb, q * (K_inner + N_cols) * X * eta_mm))],
+                          sp.StrictGreaterThan(W_mem, q * (K_inner + N_cols) * X * eta_mm / (c_mac * K_inner * N_cols * eta_mmb)))],
     related=["perf.op.gemm.time"],
     symbol_latex=r"M^{*}",
 )
