@@ -9101,7 +9101,7 @@ def perf_op_attention_decode_time(b, a, g, d_head, X, W_mem, s_ctx, q_kv, tau_da
 
     Returns: time of one decode-attention kernel over b sequences at context s_ctx with g KV heads per GPU: the cache read or the FLOPs, whichever is longer, plus a cost per (sequence, KV head) block and per position one block walks, above its floor [second]
 
-    Valid when: one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds; grouped-query attention, g < a ≤ 32g (TensorRT-LLM's XQA kernel; multi-head attention and groups above 32 take other kernels)
+    Valid when: one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds; grouped-query attention, g < a ≤ 32g (the rows fitted: TensorRT-LLM's XQA kernel; multi-head attention and groups above 32 take other kernels)
 
     Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
     """
@@ -9146,7 +9146,7 @@ def perf_op_attention_prefill_time(b, s, a, g, d_head, X, W_mem, q, tau_ca, eta_
 
     Returns: time of one causal prefill-attention kernel over b prompts of s tokens: its s(s + 1)/2 pairs' FLOPs at η_ca of peak (lowered by 1 + s_½/s at short prompts and by 1 + d_½/d_head for the softmax's work per score) or its Q, K, V and output bytes, whichever is longer, plus a cost per (sequence, head) row of tiles, above its floor [second]
 
-    Valid when: one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds; grouped-query attention, g < a ≤ 32g (TensorRT-LLM's XQA kernel; multi-head attention and groups above 32 take other kernels)
+    Valid when: one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds; grouped-query attention, g < a ≤ 32g (the rows fitted: TensorRT-LLM's XQA kernel; multi-head attention and groups above 32 take other kernels)
 
     Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; Shah et al. 2024, §3: the softmax's exponentials, at a far lower throughput than the matmuls, bound the attention kernel; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
     """
@@ -9184,7 +9184,7 @@ def perf_op_allreduce_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus):
 
     Returns: time of one NCCL all-reduce (ring: 2(n − 1)/n of the buffer per GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B) [second]
 
-    Valid when: n ≥ 2 GPUs of one NVLink node (n ≤ 8: the tables' range)
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
 
     Sources: nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; Thakur et al. 2005, §2: the α + nβ cost of a message; a message cut into k segments pays k latencies and fills the pipeline with one segment; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
     """
@@ -9214,7 +9214,7 @@ def perf_op_allgather_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus):
 
     Returns: time of one NCCL all-gather of a whole buffer ((n − 1)/n of it per GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B) [second]
 
-    Valid when: n ≥ 2 GPUs of one NVLink node (n ≤ 8: the tables' range)
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
 
     Sources: nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; Thakur et al. 2005, §2: the α + nβ cost of a message; a message cut into k segments pays k latencies and fills the pipeline with one segment; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
     """
@@ -9244,7 +9244,7 @@ def perf_op_reducescatter_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus):
 
     Returns: time of one NCCL reduce-scatter of a whole buffer ((n − 1)/n of it per GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B) [second]
 
-    Valid when: n ≥ 2 GPUs of one NVLink node (n ≤ 8: the tables' range)
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
 
     Sources: nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; Thakur et al. 2005, §2: the α + nβ cost of a message; a message cut into k segments pays k latencies and fills the pipeline with one segment; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
     """
@@ -9274,7 +9274,7 @@ def perf_op_alltoall_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus):
 
     Returns: time of one NCCL all-to-all of a whole buffer ((n − 1)/n of it leaves each GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B) [second]
 
-    Valid when: n ≥ 2 GPUs of one NVLink node (n ≤ 8: the tables' range)
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
 
     Sources: nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; Thakur et al. 2005, §2: the α + nβ cost of a message; a message cut into k segments pays k latencies and fills the pipeline with one segment; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
     """
@@ -9302,7 +9302,7 @@ def perf_op_allreduce_oneshot_time(n, x_msg, tau_os, W_os):
 
     Returns: time of one one-shot all-reduce of x bytes over n GPUs: each reads its n − 1 peers' buffers over NVLink and sums [second]
 
-    Valid when: n ≥ 2 GPUs of one NVLink node (n ≤ 8: the tables' range)
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
 
     Sources: vLLM, custom_all_reduce: one-shot all-reduce of small messages over NVLink; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
     """
@@ -9332,7 +9332,7 @@ def perf_op_allreduce_custom_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus, tau_o
 
     Returns: time of an engine's all-reduce of x bytes over n GPUs: the one-shot kernel or the ring, whichever is faster (TensorRT-LLM's and vLLM's custom all-reduce switch by size) [second]
 
-    Valid when: n ≥ 2 GPUs of one NVLink node (n ≤ 8: the tables' range)
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
 
     Sources: vLLM, custom_all_reduce: one-shot all-reduce of small messages over NVLink; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
     """
