@@ -218,6 +218,11 @@ _work(
     arxiv="2307.08691",
 )
 _work(
+    "shah2024", "paper", "Shah et al. 2024", "Jay Shah, Ganesh Bikshandi, Ying Zhang, Vijay Thakkar, Pradeep Ramani, Tri Dao",
+    "FlashAttention-3: Fast and Accurate Attention with Asynchrony and Low-precision", "NeurIPS 2024", "2024",
+    arxiv="2407.08608",
+)
+_work(
     "jia2018", "paper", "Jia et al. 2018", "Xianyan Jia, Shutao Song, Wei He, Yangzihao Wang, Haidong Rong et al.",
     "Highly Scalable Deep Learning Training System with Mixed-Precision: Training ImageNet in Four Minutes",
     "arXiv preprint", "2018", arxiv="1807.11205",
@@ -275,6 +280,13 @@ _work(
 _work(
     "nccl-tests", "software", "nccl-tests", "NVIDIA", "nccl-tests, doc/PERFORMANCE.md (algorithm and bus bandwidth)",
     "github.com/NVIDIA/nccl-tests", "undated",
+)
+_work(
+    "aiconfigurator", "software", "AIConfigurator 0.12.0 collected op tables", "NVIDIA",
+    "aiconfigurator-core 0.12.0 (PyPI, Apache-2.0): the measured per-operation latencies under "
+    "aiconfigurator_core/systems/data/<system>/<op>/<backend>/<version>/ (GEMM, context and generation attention, "
+    "quantize, NCCL and custom all-reduce)", "github.com/ai-dynamo/aiconfigurator", "2026",
+    url="https://pypi.org/project/aiconfigurator-core/0.12.0/",
 )
 _work(
     "deepspeed", "software", "DeepSpeed docs", "Microsoft DeepSpeed team",

@@ -31,7 +31,7 @@ from llm_formulas.formulas.vocabulary.units import Unit, as_unit
 __all__ = ["TOPICS", "Catalogue", "Condition", "Formula", "UnknownFormula", "all_formulas", "at_most", "divides",
            "formula", "get", "lookup", "search"]
 
-TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "recurrent", "towers", "weights", "performance",
+TOPICS: tuple[str, ...] = ("params", "flops", "memory", "comms", "cluster", "inference", "architecture", "recurrent", "towers", "weights", "performance", "kernels",
                           "parallelism", "precision",
                           "utilization", "conventions", "energy", "cost", "reliability", "pipeline", "optimizations", "serving",
                           "framework_memory", "peers")
@@ -460,7 +460,8 @@ def take_reads() -> list[str]:
 HOMES = {"decoder": "architecture", "kv_cache": "architecture", "lora": "precision", "qlora": "precision",
          "fp8": "precision", "int8": "precision", "quantized": "precision", "ep": "parallelism", "cp": "parallelism",
          "per_gpu": "parallelism", "distributed_optimizer": "parallelism", "zero": "parallelism", "dp": "parallelism",
-         "recurrent": "recurrent", "state": "recurrent", "vision": "towers", "weights": "weights"}
+         "recurrent": "recurrent", "state": "recurrent", "vision": "towers", "weights": "weights",
+         "op": "kernels"}
 
 
 # the topics an id is searched in when neither its own nor HOMES' holds it, the costly one last: the fine-tuning

@@ -8955,6 +8955,462 @@ def perf_optimizer_sharded(t, p, d, P, W_mem, eta_mem):
     return numpy.float64(30*P/(W_mem*d*eta_mem*p*t))
 
 
+def perf_op_gemm_compute(X, M_rows, K_inner, N_cols, eta_mm):
+    r"""a GEMM kernel's compute time: its 2MKN FLOPs at the fraction η_mm of peak a compute-bound kernel sustains.
+
+    perf.op.gemm.compute [second] = 2*K_inner*M_rows*N_cols/(X*eta_mm)
+
+    LaTeX: T_{mm}^{X} = \frac{2 K M N}{X \eta_{mm}}
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        M_rows: rows of a GEMM's left operand [1]
+        K_inner: inner (contracted) dimension of a GEMM [1]
+        N_cols: columns of a GEMM's right operand [1]
+        eta_mm: fraction of peak FLOP/s a compute-bound GEMM kernel sustains (fitted on measured kernels) [1]
+
+    Returns: a GEMM kernel's compute time: its 2MKN FLOPs at the fraction η_mm of peak a compute-bound kernel sustains [second]
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    M_rows = M_rows if type(M_rows) is float else numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = K_inner if type(K_inner) is float else numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = N_cols if type(N_cols) is float else numpy.asarray(N_cols, dtype=numpy.float64)
+    eta_mm = eta_mm if type(eta_mm) is float else numpy.asarray(eta_mm, dtype=numpy.float64)
+    return numpy.float64(2*K_inner*M_rows*N_cols/(X*eta_mm))
+
+
+def perf_op_gemm_memory(W_mem, M_rows, K_inner, N_cols, q, eta_mmb):
+    r"""a GEMM kernel's memory time: A and B read and C written once at the fraction η_mm^B of the HBM bandwidth.
+
+    perf.op.gemm.memory [second] = q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mmb)
+
+    LaTeX: T_{mm}^{B} = \frac{q \left(K M + K N + M N\right)}{W_{mem} \eta_{mm}^{B}}
+
+    Args:
+        W_mem: memory bandwidth [byte/second]
+        M_rows: rows of a GEMM's left operand [1]
+        K_inner: inner (contracted) dimension of a GEMM [1]
+        N_cols: columns of a GEMM's right operand [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_mmb: fraction of the HBM bandwidth a memory-bound GEMM kernel's operands sustain (fitted on measured kernels) [1]
+
+    Returns: a GEMM kernel's memory time: A and B read and C written once at the fraction η_mm^B of the HBM bandwidth [second]
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    M_rows = M_rows if type(M_rows) is float else numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = K_inner if type(K_inner) is float else numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = N_cols if type(N_cols) is float else numpy.asarray(N_cols, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_mmb = eta_mmb if type(eta_mmb) is float else numpy.asarray(eta_mmb, dtype=numpy.float64)
+    return numpy.float64(q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mmb))
+
+
+def perf_op_gemm_time(X, W_mem, M_rows, K_inner, N_cols, q, tau_mm, eta_mm, eta_mmb):
+    r"""time of one [M,K]·[K,N] GEMM kernel: its floor, then the larger of its compute and memory time (fitted per GPU on measured kernels).
+
+    perf.op.gemm.time [second] = tau_mm + Max(q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mmb), 2*K_inner*M_rows*N_cols/(X*eta_mm))
+
+    LaTeX: T_{mm} = \tau_{mm} + \max\left(T_{mm}^{X}, T_{mm}^{B}\right)
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        M_rows: rows of a GEMM's left operand [1]
+        K_inner: inner (contracted) dimension of a GEMM [1]
+        N_cols: columns of a GEMM's right operand [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        tau_mm: floor of one GEMM kernel: launch, prologue, epilogue (fitted on measured kernels) [second]
+        eta_mm: fraction of peak FLOP/s a compute-bound GEMM kernel sustains (fitted on measured kernels) [1]
+        eta_mmb: fraction of the HBM bandwidth a memory-bound GEMM kernel's operands sustain (fitted on measured kernels) [1]
+
+    Returns: time of one [M,K]·[K,N] GEMM kernel: its floor, then the larger of its compute and memory time (fitted per GPU on measured kernels) [second]
+
+    Valid when: one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    M_rows = M_rows if type(M_rows) is float else numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = K_inner if type(K_inner) is float else numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = N_cols if type(N_cols) is float else numpy.asarray(N_cols, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    tau_mm = tau_mm if type(tau_mm) is float else numpy.asarray(tau_mm, dtype=numpy.float64)
+    eta_mm = eta_mm if type(eta_mm) is float else numpy.asarray(eta_mm, dtype=numpy.float64)
+    eta_mmb = eta_mmb if type(eta_mmb) is float else numpy.asarray(eta_mmb, dtype=numpy.float64)
+    return numpy.float64(tau_mm + functools.reduce(numpy.maximum, [2*K_inner*M_rows*N_cols/(X*eta_mm), q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mmb)]))
+
+
+def perf_op_gemm_transition(X, W_mem, K_inner, N_cols, q, eta_mm, eta_mmb):
+    r"""rows M* at which a GEMM turns from memory-bound to compute-bound: its compute time equals its memory time.
+
+    perf.op.gemm.transition [1] = K_inner*N_cols*X*eta_mm*q/(2*K_inner*N_cols*W_mem*eta_mmb - X*eta_mm*q*(K_inner + N_cols))
+
+    LaTeX: M^{*} = \frac{K N X \eta_{mm} q}{2 K N W_{mem} \eta_{mm}^{B} - X \eta_{mm} q \left(K + N\right)}
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        K_inner: inner (contracted) dimension of a GEMM [1]
+        N_cols: columns of a GEMM's right operand [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        eta_mm: fraction of peak FLOP/s a compute-bound GEMM kernel sustains (fitted on measured kernels) [1]
+        eta_mmb: fraction of the HBM bandwidth a memory-bound GEMM kernel's operands sustain (fitted on measured kernels) [1]
+
+    Returns: rows M* at which a GEMM turns from memory-bound to compute-bound: its compute time equals its memory time [1]
+
+    Valid when: the weight alone is compute-bound: c·KN·W_mem·η_mm^B > q(K + N)·X·η_mm
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem
+    """
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    K_inner = K_inner if type(K_inner) is float else numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = N_cols if type(N_cols) is float else numpy.asarray(N_cols, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    eta_mm = eta_mm if type(eta_mm) is float else numpy.asarray(eta_mm, dtype=numpy.float64)
+    eta_mmb = eta_mmb if type(eta_mmb) is float else numpy.asarray(eta_mmb, dtype=numpy.float64)
+    return numpy.float64(K_inner*N_cols*X*eta_mm*q/(2*K_inner*N_cols*W_mem*eta_mmb - X*eta_mm*q*(K_inner + N_cols)))
+
+
+def perf_op_elementwise_time(W_mem, x_ew, tau_ew, eta_ew):
+    r"""time of one element-wise kernel moving x bytes: its floor plus the bytes at the fraction η_ew of the HBM bandwidth.
+
+    perf.op.elementwise.time [second] = tau_ew + x_ew/(W_mem*eta_ew)
+
+    LaTeX: T_{ew} = \tau_{ew} + \frac{x_{ew}}{W_{mem} \eta_{ew}}
+
+    Args:
+        W_mem: memory bandwidth [byte/second]
+        x_ew: bytes an element-wise kernel reads and writes [byte]
+        tau_ew: floor of one element-wise kernel (fitted on measured kernels) [second]
+        eta_ew: fraction of the HBM bandwidth an element-wise kernel sustains (fitted on measured kernels) [1]
+
+    Returns: time of one element-wise kernel moving x bytes: its floor plus the bytes at the fraction η_ew of the HBM bandwidth [second]
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    x_ew = x_ew if type(x_ew) is float else numpy.asarray(x_ew, dtype=numpy.float64)
+    tau_ew = tau_ew if type(tau_ew) is float else numpy.asarray(tau_ew, dtype=numpy.float64)
+    eta_ew = eta_ew if type(eta_ew) is float else numpy.asarray(eta_ew, dtype=numpy.float64)
+    return numpy.float64(tau_ew + x_ew/(W_mem*eta_ew))
+
+
+def perf_op_gemm_fp8_time(X, W_mem, M_rows, K_inner, N_cols, q, tau_mm, eta_mm, eta_mmb, tau_ew, eta_ew):
+    r"""time of one FP8 GEMM: the kernel at FP8 peak and operands, after the cast of its 16-bit activation to FP8 (an element-wise kernel reading 2q and writing q bytes per element).
+
+    perf.op.gemm.fp8.time [second] = 3*K_inner*M_rows*q/(W_mem*eta_ew) + tau_ew + tau_mm + Max(q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mmb), 2*K_inner*M_rows*N_cols/(X*eta_mm))
+
+    LaTeX: T_{mm}^{fp8} = T_{mm} + T_{ew}\big|_{x_{ew} = 3 K M q}
+
+    Args:
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        M_rows: rows of a GEMM's left operand [1]
+        K_inner: inner (contracted) dimension of a GEMM [1]
+        N_cols: columns of a GEMM's right operand [1]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        tau_mm: floor of one GEMM kernel: launch, prologue, epilogue (fitted on measured kernels) [second]
+        eta_mm: fraction of peak FLOP/s a compute-bound GEMM kernel sustains (fitted on measured kernels) [1]
+        eta_mmb: fraction of the HBM bandwidth a memory-bound GEMM kernel's operands sustain (fitted on measured kernels) [1]
+        tau_ew: floor of one element-wise kernel (fitted on measured kernels) [second]
+        eta_ew: fraction of the HBM bandwidth an element-wise kernel sustains (fitted on measured kernels) [1]
+
+    Returns: time of one FP8 GEMM: the kernel at FP8 peak and operands, after the cast of its 16-bit activation to FP8 (an element-wise kernel reading 2q and writing q bytes per element) [second]
+
+    Valid when: one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds; q = 1 byte: FP8 operands, the activation arriving in 16 bits
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    M_rows = M_rows if type(M_rows) is float else numpy.asarray(M_rows, dtype=numpy.float64)
+    K_inner = K_inner if type(K_inner) is float else numpy.asarray(K_inner, dtype=numpy.float64)
+    N_cols = N_cols if type(N_cols) is float else numpy.asarray(N_cols, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    tau_mm = tau_mm if type(tau_mm) is float else numpy.asarray(tau_mm, dtype=numpy.float64)
+    eta_mm = eta_mm if type(eta_mm) is float else numpy.asarray(eta_mm, dtype=numpy.float64)
+    eta_mmb = eta_mmb if type(eta_mmb) is float else numpy.asarray(eta_mmb, dtype=numpy.float64)
+    tau_ew = tau_ew if type(tau_ew) is float else numpy.asarray(tau_ew, dtype=numpy.float64)
+    eta_ew = eta_ew if type(eta_ew) is float else numpy.asarray(eta_ew, dtype=numpy.float64)
+    return numpy.float64(3*K_inner*M_rows*q/(W_mem*eta_ew) + tau_ew + tau_mm + functools.reduce(numpy.maximum, [2*K_inner*M_rows*N_cols/(X*eta_mm), q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(W_mem*eta_mmb)]))
+
+
+def perf_op_attention_decode_time(b, a, g, d_head, X, W_mem, s_ctx, q_kv, tau_da, eta_da, eta_dax, c_blk, c_pos):
+    r"""time of one decode-attention kernel over b sequences at context s_ctx with g KV heads per GPU: the cache read or the FLOPs, whichever is longer, plus a cost per (sequence, KV head) block and per position one block walks, above its floor.
+
+    perf.op.attention.decode.time [second] = b*c_blk*g + c_pos*d_head*s_ctx + tau_da + Max(4*a*b*d_head*s_ctx/(X*eta_dax), 2*b*d_head*g*q_kv*s_ctx/(W_mem*eta_da))
+
+    LaTeX: T_{da} = b c_{blk} g + c_{pos} d_{head} s_{ctx} + \tau_{da} + \max\left(\frac{4 a b d_{head} s_{ctx}}{X \eta_{da}^{X}}, \frac{2 b d_{head} g q_{KV} s_{ctx}}{W_{mem} \eta_{da}}\right)
+
+    Args:
+        b: micro-batch size [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        s_ctx: context of a decoding step: the tokens its new token attends to, itself included [1]
+        q_kv: bytes per cached key/value element (2 bf16/fp16, 1 fp8/int8) [byte]
+        tau_da: floor of one decode-attention kernel (fitted on measured kernels) [second]
+        eta_da: fraction of the HBM bandwidth a decode-attention kernel's cache reads sustain (fitted on measured kernels) [1]
+        eta_dax: fraction of peak FLOP/s a decode-attention kernel's score and value products sustain (fitted on measured kernels) [1]
+        c_blk: cost of one (sequence, KV head) block of a decode-attention kernel (fitted on measured kernels) [second]
+        c_pos: serial cost per cached position and head dimension of one decode-attention block (fitted on measured kernels) [second]
+
+    Returns: time of one decode-attention kernel over b sequences at context s_ctx with g KV heads per GPU: the cache read or the FLOPs, whichever is longer, plus a cost per (sequence, KV head) block and per position one block walks, above its floor [second]
+
+    Valid when: one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds; grouped-query attention, g < a ≤ 32g (the rows fitted: TensorRT-LLM's XQA kernel; multi-head attention and groups above 32 take other kernels)
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    s_ctx = s_ctx if type(s_ctx) is float else numpy.asarray(s_ctx, dtype=numpy.float64)
+    q_kv = q_kv if type(q_kv) is float else numpy.asarray(q_kv, dtype=numpy.float64)
+    tau_da = tau_da if type(tau_da) is float else numpy.asarray(tau_da, dtype=numpy.float64)
+    eta_da = eta_da if type(eta_da) is float else numpy.asarray(eta_da, dtype=numpy.float64)
+    eta_dax = eta_dax if type(eta_dax) is float else numpy.asarray(eta_dax, dtype=numpy.float64)
+    c_blk = c_blk if type(c_blk) is float else numpy.asarray(c_blk, dtype=numpy.float64)
+    c_pos = c_pos if type(c_pos) is float else numpy.asarray(c_pos, dtype=numpy.float64)
+    return numpy.float64(b*c_blk*g + c_pos*d_head*s_ctx + tau_da + functools.reduce(numpy.maximum, [4*a*b*d_head*s_ctx/(X*eta_dax), 2*b*d_head*g*q_kv*s_ctx/(W_mem*eta_da)]))
+
+
+def perf_op_attention_prefill_time(b, s, a, g, d_head, X, W_mem, q, tau_ca, eta_ca, eta_cab, s_half, d_half, c_head):
+    r"""time of one causal prefill-attention kernel over b prompts of s tokens: its s(s + 1)/2 pairs' FLOPs at η_ca of peak (lowered by 1 + s_½/s at short prompts and by 1 + d_½/d_head for the softmax's work per score) or its Q, K, V and output bytes, whichever is longer, plus a cost per (sequence, head) row of tiles, above its floor.
+
+    perf.op.attention.prefill.time [second] = a*b*c_head + tau_ca + Max(2*b*d_head*q*s*(a + g)/(W_mem*eta_cab), 2*a*b*d_head*s*(1 + s_half/s)*(s + 1)*(d_half/d_head + 1)/(X*eta_ca))
+
+    LaTeX: T_{ca} = a b c_{head} + \tau_{ca} + \max\left(\frac{2 b d_{head} q s \left(a + g\right)}{W_{mem} \eta_{ca}^{B}}, \frac{2 a b d_{head} s \left(1 + \frac{s_{1/2}}{s}\right) \left(s + 1\right) \left(\frac{d_{1/2}}{d_{head}} + 1\right)}{X \eta_{ca}}\right)
+
+    Args:
+        b: micro-batch size [1]
+        s: sequence length [1]
+        a: attention heads [1]
+        g: key/value heads [1]
+        d_head: head dimension [1]
+        X: peak FLOP/s of one GPU [FLOP/second]
+        W_mem: memory bandwidth [byte/second]
+        q: bytes per value of an activation or gradient tensor (2 for bf16/fp16, 4 for fp32) [byte]
+        tau_ca: floor of one prefill (context) attention kernel (fitted on measured kernels) [second]
+        eta_ca: fraction of peak FLOP/s a long causal prefill-attention kernel sustains (fitted on measured kernels) [1]
+        eta_cab: fraction of the HBM bandwidth a prefill-attention kernel's Q, K, V and output traffic sustains (fitted on measured kernels) [1]
+        s_half: prompt length at which a causal prefill-attention kernel reaches half its long-prompt efficiency (fitted on measured kernels) [1]
+        d_half: head dimension at which a prefill-attention kernel's per-score softmax work equals its matmuls' (fitted on measured kernels) [1]
+        c_head: cost of one (sequence, query head) tile row of a prefill-attention kernel (fitted on measured kernels) [second]
+
+    Returns: time of one causal prefill-attention kernel over b prompts of s tokens: its s(s + 1)/2 pairs' FLOPs at η_ca of peak (lowered by 1 + s_½/s at short prompts and by 1 + d_½/d_head for the softmax's work per score) or its Q, K, V and output bytes, whichever is longer, plus a cost per (sequence, head) row of tiles, above its floor [second]
+
+    Valid when: one kernel: its compute and its memory traffic overlap (the roofline's max), its floor adds; grouped-query attention, g < a ≤ 32g (the rows fitted: TensorRT-LLM's XQA kernel; multi-head attention and groups above 32 take other kernels)
+
+    Sources: Williams et al. 2009, attainable FLOP/s bounded by peak and by arithmetic intensity × memory bandwidth; ridge point X/W_mem; Shah et al. 2024, §3: the softmax's exponentials, at a far lower throughput than the matmuls, bound the attention kernel; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    b = b if type(b) is float else numpy.asarray(b, dtype=numpy.float64)
+    s = s if type(s) is float else numpy.asarray(s, dtype=numpy.float64)
+    a = a if type(a) is float else numpy.asarray(a, dtype=numpy.float64)
+    g = g if type(g) is float else numpy.asarray(g, dtype=numpy.float64)
+    d_head = d_head if type(d_head) is float else numpy.asarray(d_head, dtype=numpy.float64)
+    X = X if type(X) is float else numpy.asarray(X, dtype=numpy.float64)
+    W_mem = W_mem if type(W_mem) is float else numpy.asarray(W_mem, dtype=numpy.float64)
+    q = q if type(q) is float else numpy.asarray(q, dtype=numpy.float64)
+    tau_ca = tau_ca if type(tau_ca) is float else numpy.asarray(tau_ca, dtype=numpy.float64)
+    eta_ca = eta_ca if type(eta_ca) is float else numpy.asarray(eta_ca, dtype=numpy.float64)
+    eta_cab = eta_cab if type(eta_cab) is float else numpy.asarray(eta_cab, dtype=numpy.float64)
+    s_half = s_half if type(s_half) is float else numpy.asarray(s_half, dtype=numpy.float64)
+    d_half = d_half if type(d_half) is float else numpy.asarray(d_half, dtype=numpy.float64)
+    c_head = c_head if type(c_head) is float else numpy.asarray(c_head, dtype=numpy.float64)
+    return numpy.float64(a*b*c_head + tau_ca + functools.reduce(numpy.maximum, [2*b*d_head*q*s*(a + g)/(W_mem*eta_cab), 2*a*b*d_head*s*(1 + s_half/s)*(s + 1)*(d_half/d_head + 1)/(X*eta_ca)]))
+
+
+def perf_op_allreduce_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus):
+    r"""time of one NCCL all-reduce (ring: 2(n − 1)/n of the buffer per GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B).
+
+    perf.op.allreduce.time [second] = alpha_c + beta_c*(n - 2) + x_msg*(2*n - 2)/(W_bus*n) + 2*sqrt(tau_p)*sqrt(x_msg)*sqrt(2*n - 2)/(sqrt(W_bus)*sqrt(n))
+
+    LaTeX: T_{allreduce} = \alpha_{c} + \beta_{c} \left(n - 2\right) + \frac{x \left(2 n - 2\right)}{W_{bus} n} + \frac{2 \sqrt{\tau_{p}} \sqrt{x} \sqrt{2 n - 2}}{\sqrt{W_{bus}} \sqrt{n}}
+
+    Args:
+        n: GPUs (workers) [1]
+        x_msg: bytes of the buffer a collective works on (per participant) [byte]
+        alpha_c: latency of a collective at two GPUs: its fixed cost (fitted on measured NCCL runs) [second]
+        beta_c: latency a collective adds per further GPU (fitted on measured NCCL runs) [second]
+        tau_p: cost of one pipelined segment of a collective: what cutting the message finer adds (fitted on measured NCCL runs) [second]
+        W_bus: bus bandwidth a collective sustains at its GPU count (fitted per GPU count on measured NCCL runs) [byte/second]
+
+    Returns: time of one NCCL all-reduce (ring: 2(n − 1)/n of the buffer per GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B) [second]
+
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
+
+    Sources: nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; Thakur et al. 2005, §2: the α + nβ cost of a message; a message cut into k segments pays k latencies and fills the pipeline with one segment; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    alpha_c = alpha_c if type(alpha_c) is float else numpy.asarray(alpha_c, dtype=numpy.float64)
+    beta_c = beta_c if type(beta_c) is float else numpy.asarray(beta_c, dtype=numpy.float64)
+    tau_p = tau_p if type(tau_p) is float else numpy.asarray(tau_p, dtype=numpy.float64)
+    W_bus = W_bus if type(W_bus) is float else numpy.asarray(W_bus, dtype=numpy.float64)
+    return numpy.float64(alpha_c + beta_c*(n - 2) + x_msg*(2*n - 2)/(W_bus*n) + 2*numpy.sqrt(tau_p)*numpy.sqrt(x_msg)*numpy.sqrt(2*n - 2)/(numpy.sqrt(W_bus)*numpy.sqrt(n)))
+
+
+def perf_op_allgather_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus):
+    r"""time of one NCCL all-gather of a whole buffer ((n − 1)/n of it per GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B).
+
+    perf.op.allgather.time [second] = alpha_c + beta_c*(n - 2) + x_msg*(n - 1)/(W_bus*n) + 2*sqrt(tau_p)*sqrt(x_msg)*sqrt(n - 1)/(sqrt(W_bus)*sqrt(n))
+
+    LaTeX: T_{allgather} = \alpha_{c} + \beta_{c} \left(n - 2\right) + \frac{x \left(n - 1\right)}{W_{bus} n} + \frac{2 \sqrt{\tau_{p}} \sqrt{x} \sqrt{n - 1}}{\sqrt{W_{bus}} \sqrt{n}}
+
+    Args:
+        n: GPUs (workers) [1]
+        x_msg: bytes of the buffer a collective works on (per participant) [byte]
+        alpha_c: latency of a collective at two GPUs: its fixed cost (fitted on measured NCCL runs) [second]
+        beta_c: latency a collective adds per further GPU (fitted on measured NCCL runs) [second]
+        tau_p: cost of one pipelined segment of a collective: what cutting the message finer adds (fitted on measured NCCL runs) [second]
+        W_bus: bus bandwidth a collective sustains at its GPU count (fitted per GPU count on measured NCCL runs) [byte/second]
+
+    Returns: time of one NCCL all-gather of a whole buffer ((n − 1)/n of it per GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B) [second]
+
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
+
+    Sources: nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; Thakur et al. 2005, §2: the α + nβ cost of a message; a message cut into k segments pays k latencies and fills the pipeline with one segment; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    alpha_c = alpha_c if type(alpha_c) is float else numpy.asarray(alpha_c, dtype=numpy.float64)
+    beta_c = beta_c if type(beta_c) is float else numpy.asarray(beta_c, dtype=numpy.float64)
+    tau_p = tau_p if type(tau_p) is float else numpy.asarray(tau_p, dtype=numpy.float64)
+    W_bus = W_bus if type(W_bus) is float else numpy.asarray(W_bus, dtype=numpy.float64)
+    return numpy.float64(alpha_c + beta_c*(n - 2) + x_msg*(n - 1)/(W_bus*n) + 2*numpy.sqrt(tau_p)*numpy.sqrt(x_msg)*numpy.sqrt(n - 1)/(numpy.sqrt(W_bus)*numpy.sqrt(n)))
+
+
+def perf_op_reducescatter_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus):
+    r"""time of one NCCL reduce-scatter of a whole buffer ((n − 1)/n of it per GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B).
+
+    perf.op.reducescatter.time [second] = alpha_c + beta_c*(n - 2) + x_msg*(n - 1)/(W_bus*n) + 2*sqrt(tau_p)*sqrt(x_msg)*sqrt(n - 1)/(sqrt(W_bus)*sqrt(n))
+
+    LaTeX: T_{reducescatter} = \alpha_{c} + \beta_{c} \left(n - 2\right) + \frac{x \left(n - 1\right)}{W_{bus} n} + \frac{2 \sqrt{\tau_{p}} \sqrt{x} \sqrt{n - 1}}{\sqrt{W_{bus}} \sqrt{n}}
+
+    Args:
+        n: GPUs (workers) [1]
+        x_msg: bytes of the buffer a collective works on (per participant) [byte]
+        alpha_c: latency of a collective at two GPUs: its fixed cost (fitted on measured NCCL runs) [second]
+        beta_c: latency a collective adds per further GPU (fitted on measured NCCL runs) [second]
+        tau_p: cost of one pipelined segment of a collective: what cutting the message finer adds (fitted on measured NCCL runs) [second]
+        W_bus: bus bandwidth a collective sustains at its GPU count (fitted per GPU count on measured NCCL runs) [byte/second]
+
+    Returns: time of one NCCL reduce-scatter of a whole buffer ((n − 1)/n of it per GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B) [second]
+
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
+
+    Sources: nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; Thakur et al. 2005, §2: the α + nβ cost of a message; a message cut into k segments pays k latencies and fills the pipeline with one segment; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    alpha_c = alpha_c if type(alpha_c) is float else numpy.asarray(alpha_c, dtype=numpy.float64)
+    beta_c = beta_c if type(beta_c) is float else numpy.asarray(beta_c, dtype=numpy.float64)
+    tau_p = tau_p if type(tau_p) is float else numpy.asarray(tau_p, dtype=numpy.float64)
+    W_bus = W_bus if type(W_bus) is float else numpy.asarray(W_bus, dtype=numpy.float64)
+    return numpy.float64(alpha_c + beta_c*(n - 2) + x_msg*(n - 1)/(W_bus*n) + 2*numpy.sqrt(tau_p)*numpy.sqrt(x_msg)*numpy.sqrt(n - 1)/(numpy.sqrt(W_bus)*numpy.sqrt(n)))
+
+
+def perf_op_alltoall_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus):
+    r"""time of one NCCL all-to-all of a whole buffer ((n − 1)/n of it leaves each GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B).
+
+    perf.op.alltoall.time [second] = alpha_c + beta_c*(n - 2) + x_msg*(n - 1)/(W_bus*n) + 2*sqrt(tau_p)*sqrt(x_msg)*sqrt(n - 1)/(sqrt(W_bus)*sqrt(n))
+
+    LaTeX: T_{alltoall} = \alpha_{c} + \beta_{c} \left(n - 2\right) + \frac{x \left(n - 1\right)}{W_{bus} n} + \frac{2 \sqrt{\tau_{p}} \sqrt{x} \sqrt{n - 1}}{\sqrt{W_{bus}} \sqrt{n}}
+
+    Args:
+        n: GPUs (workers) [1]
+        x_msg: bytes of the buffer a collective works on (per participant) [byte]
+        alpha_c: latency of a collective at two GPUs: its fixed cost (fitted on measured NCCL runs) [second]
+        beta_c: latency a collective adds per further GPU (fitted on measured NCCL runs) [second]
+        tau_p: cost of one pipelined segment of a collective: what cutting the message finer adds (fitted on measured NCCL runs) [second]
+        W_bus: bus bandwidth a collective sustains at its GPU count (fitted per GPU count on measured NCCL runs) [byte/second]
+
+    Returns: time of one NCCL all-to-all of a whole buffer ((n − 1)/n of it leaves each GPU) of x bytes over n GPUs: a latency growing with n, the bytes at the bus bandwidth W_bus fitted at that GPU count, and the pipeline's cost at its best segment size 2√(τ_p·B) [second]
+
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
+
+    Sources: nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; Thakur et al. 2005, §2: the α + nβ cost of a message; a message cut into k segments pays k latencies and fills the pipeline with one segment; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    alpha_c = alpha_c if type(alpha_c) is float else numpy.asarray(alpha_c, dtype=numpy.float64)
+    beta_c = beta_c if type(beta_c) is float else numpy.asarray(beta_c, dtype=numpy.float64)
+    tau_p = tau_p if type(tau_p) is float else numpy.asarray(tau_p, dtype=numpy.float64)
+    W_bus = W_bus if type(W_bus) is float else numpy.asarray(W_bus, dtype=numpy.float64)
+    return numpy.float64(alpha_c + beta_c*(n - 2) + x_msg*(n - 1)/(W_bus*n) + 2*numpy.sqrt(tau_p)*numpy.sqrt(x_msg)*numpy.sqrt(n - 1)/(numpy.sqrt(W_bus)*numpy.sqrt(n)))
+
+
+def perf_op_allreduce_oneshot_time(n, x_msg, tau_os, W_os):
+    r"""time of one one-shot all-reduce of x bytes over n GPUs: each reads its n − 1 peers' buffers over NVLink and sums.
+
+    perf.op.allreduce.oneshot.time [second] = tau_os + x_msg*(n - 1)/W_os
+
+    LaTeX: T_{AR}^{1} = \tau_{os} + \frac{x \left(n - 1\right)}{W_{os}}
+
+    Args:
+        n: GPUs (workers) [1]
+        x_msg: bytes of the buffer a collective works on (per participant) [byte]
+        tau_os: latency of a one-shot all-reduce: a kernel that reads every peer's buffer over NVLink (fitted on measured runs) [second]
+        W_os: bandwidth at which a one-shot all-reduce reads its peers' buffers (fitted on measured runs) [byte/second]
+
+    Returns: time of one one-shot all-reduce of x bytes over n GPUs: each reads its n − 1 peers' buffers over NVLink and sums [second]
+
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
+
+    Sources: vLLM, custom_all_reduce: one-shot all-reduce of small messages over NVLink; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    tau_os = tau_os if type(tau_os) is float else numpy.asarray(tau_os, dtype=numpy.float64)
+    W_os = W_os if type(W_os) is float else numpy.asarray(W_os, dtype=numpy.float64)
+    return numpy.float64(tau_os + x_msg*(n - 1)/W_os)
+
+
+def perf_op_allreduce_custom_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus, tau_os, W_os):
+    r"""time of an engine's all-reduce of x bytes over n GPUs: the one-shot kernel or the ring, whichever is faster (TensorRT-LLM's and vLLM's custom all-reduce switch by size).
+
+    perf.op.allreduce.custom.time [second] = Min(tau_os + x_msg*(n - 1)/W_os, alpha_c + beta_c*(n - 2) + x_msg*(2*n - 2)/(W_bus*n) + 2*sqrt(tau_p)*sqrt(x_msg)*sqrt(2*n - 2)/(sqrt(W_bus)*sqrt(n)))
+
+    LaTeX: T_{AR}^{eng} = \min\left(T_{AR}^{1}, T_{allreduce}\right)
+
+    Args:
+        n: GPUs (workers) [1]
+        x_msg: bytes of the buffer a collective works on (per participant) [byte]
+        alpha_c: latency of a collective at two GPUs: its fixed cost (fitted on measured NCCL runs) [second]
+        beta_c: latency a collective adds per further GPU (fitted on measured NCCL runs) [second]
+        tau_p: cost of one pipelined segment of a collective: what cutting the message finer adds (fitted on measured NCCL runs) [second]
+        W_bus: bus bandwidth a collective sustains at its GPU count (fitted per GPU count on measured NCCL runs) [byte/second]
+        tau_os: latency of a one-shot all-reduce: a kernel that reads every peer's buffer over NVLink (fitted on measured runs) [second]
+        W_os: bandwidth at which a one-shot all-reduce reads its peers' buffers (fitted on measured runs) [byte/second]
+
+    Returns: time of an engine's all-reduce of x bytes over n GPUs: the one-shot kernel or the ring, whichever is faster (TensorRT-LLM's and vLLM's custom all-reduce switch by size) [second]
+
+    Valid when: n ≥ 2 GPUs of one NVLink node (fitted at n = 2, 4 and 8, the tables' range)
+
+    Sources: vLLM, custom_all_reduce: one-shot all-reduce of small messages over NVLink; nccl-tests, bus bandwidth: all-reduce moves 2(n−1)/n of the buffer per rank, reduce-scatter and all-gather (n−1)/n; AIConfigurator 0.12.0 collected op tables, collected per-op latencies (TensorRT-LLM 1.3.0rc20, NCCL 2.29.2 on H100 and H200), fitted per GPU by render/numeric/kernel_calibrate.py
+    """
+    n = n if type(n) is float else numpy.asarray(n, dtype=numpy.float64)
+    x_msg = x_msg if type(x_msg) is float else numpy.asarray(x_msg, dtype=numpy.float64)
+    alpha_c = alpha_c if type(alpha_c) is float else numpy.asarray(alpha_c, dtype=numpy.float64)
+    beta_c = beta_c if type(beta_c) is float else numpy.asarray(beta_c, dtype=numpy.float64)
+    tau_p = tau_p if type(tau_p) is float else numpy.asarray(tau_p, dtype=numpy.float64)
+    W_bus = W_bus if type(W_bus) is float else numpy.asarray(W_bus, dtype=numpy.float64)
+    tau_os = tau_os if type(tau_os) is float else numpy.asarray(tau_os, dtype=numpy.float64)
+    W_os = W_os if type(W_os) is float else numpy.asarray(W_os, dtype=numpy.float64)
+    return numpy.float64(functools.reduce(numpy.minimum, [tau_os + x_msg*(n - 1)/W_os, alpha_c + beta_c*(n - 2) + x_msg*(2*n - 2)/(W_bus*n) + 2*numpy.sqrt(tau_p)*numpy.sqrt(x_msg)*numpy.sqrt(2*n - 2)/(numpy.sqrt(W_bus)*numpy.sqrt(n))]))
+
+
 def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     r"""parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense).
 
@@ -18683,6 +19139,20 @@ FORMULAS = {
     'perf.zero.stage3.sent': perf_zero_stage3_sent,
     'perf.optimizer': perf_optimizer,
     'perf.optimizer.sharded': perf_optimizer_sharded,
+    'perf.op.gemm.compute': perf_op_gemm_compute,
+    'perf.op.gemm.memory': perf_op_gemm_memory,
+    'perf.op.gemm.time': perf_op_gemm_time,
+    'perf.op.gemm.transition': perf_op_gemm_transition,
+    'perf.op.elementwise.time': perf_op_elementwise_time,
+    'perf.op.gemm.fp8.time': perf_op_gemm_fp8_time,
+    'perf.op.attention.decode.time': perf_op_attention_decode_time,
+    'perf.op.attention.prefill.time': perf_op_attention_prefill_time,
+    'perf.op.allreduce.time': perf_op_allreduce_time,
+    'perf.op.allgather.time': perf_op_allgather_time,
+    'perf.op.reducescatter.time': perf_op_reducescatter_time,
+    'perf.op.alltoall.time': perf_op_alltoall_time,
+    'perf.op.allreduce.oneshot.time': perf_op_allreduce_oneshot_time,
+    'perf.op.allreduce.custom.time': perf_op_allreduce_custom_time,
     'params.ep.experts': params_ep_experts,
     'params.per_gpu.ep': params_per_gpu_ep,
     'memory.zero.ep_cp': memory_zero_ep_cp,
@@ -19135,6 +19605,20 @@ INPUTS = {
     'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
     'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
     'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
+    'perf.op.gemm.compute': ('X', 'M_rows', 'K_inner', 'N_cols', 'eta_mm'),
+    'perf.op.gemm.memory': ('W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_mmb'),
+    'perf.op.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'tau_mm', 'eta_mm', 'eta_mmb'),
+    'perf.op.gemm.transition': ('X', 'W_mem', 'K_inner', 'N_cols', 'q', 'eta_mm', 'eta_mmb'),
+    'perf.op.elementwise.time': ('W_mem', 'x_ew', 'tau_ew', 'eta_ew'),
+    'perf.op.gemm.fp8.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'tau_mm', 'eta_mm', 'eta_mmb', 'tau_ew', 'eta_ew'),
+    'perf.op.attention.decode.time': ('b', 'a', 'g', 'd_head', 'X', 'W_mem', 's_ctx', 'q_kv', 'tau_da', 'eta_da', 'eta_dax', 'c_blk', 'c_pos'),
+    'perf.op.attention.prefill.time': ('b', 's', 'a', 'g', 'd_head', 'X', 'W_mem', 'q', 'tau_ca', 'eta_ca', 'eta_cab', 's_half', 'd_half', 'c_head'),
+    'perf.op.allreduce.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus'),
+    'perf.op.allgather.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus'),
+    'perf.op.reducescatter.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus'),
+    'perf.op.alltoall.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus'),
+    'perf.op.allreduce.oneshot.time': ('n', 'x_msg', 'tau_os', 'W_os'),
+    'perf.op.allreduce.custom.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus', 'tau_os', 'W_os'),
     'params.ep.experts': ('h', 'E', 'l_moe', 'd_moe', 'gated', 'b_mlp', 'moe_lat', 'd_lat'),
     'params.per_gpu.ep': ('t', 'p', 'P', 'e', 'P_exp'),
     'memory.zero.ep_cp': ('t', 'p', 'P', 'e', 'P_exp'),
@@ -19587,6 +20071,20 @@ REQUIRED = {
     'perf.zero.stage3.sent': ('t', 'p', 'd', 'm', 'P', 'q_w'),
     'perf.optimizer': ('t', 'p', 'P', 'W_mem', 'eta_mem'),
     'perf.optimizer.sharded': ('t', 'p', 'd', 'P', 'W_mem', 'eta_mem'),
+    'perf.op.gemm.compute': ('X', 'M_rows', 'K_inner', 'N_cols', 'eta_mm'),
+    'perf.op.gemm.memory': ('W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'eta_mmb'),
+    'perf.op.gemm.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'tau_mm', 'eta_mm', 'eta_mmb'),
+    'perf.op.gemm.transition': ('X', 'W_mem', 'K_inner', 'N_cols', 'q', 'eta_mm', 'eta_mmb'),
+    'perf.op.elementwise.time': ('W_mem', 'x_ew', 'tau_ew', 'eta_ew'),
+    'perf.op.gemm.fp8.time': ('X', 'W_mem', 'M_rows', 'K_inner', 'N_cols', 'q', 'tau_mm', 'eta_mm', 'eta_mmb', 'tau_ew', 'eta_ew'),
+    'perf.op.attention.decode.time': ('b', 'a', 'g', 'd_head', 'X', 'W_mem', 's_ctx', 'q_kv', 'tau_da', 'eta_da', 'eta_dax', 'c_blk', 'c_pos'),
+    'perf.op.attention.prefill.time': ('b', 's', 'a', 'g', 'd_head', 'X', 'W_mem', 'q', 'tau_ca', 'eta_ca', 'eta_cab', 's_half', 'd_half', 'c_head'),
+    'perf.op.allreduce.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus'),
+    'perf.op.allgather.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus'),
+    'perf.op.reducescatter.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus'),
+    'perf.op.alltoall.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus'),
+    'perf.op.allreduce.oneshot.time': ('n', 'x_msg', 'tau_os', 'W_os'),
+    'perf.op.allreduce.custom.time': ('n', 'x_msg', 'alpha_c', 'beta_c', 'tau_p', 'W_bus', 'tau_os', 'W_os'),
     'params.ep.experts': ('h', 'E', 'l_moe', 'd_moe'),
     'params.per_gpu.ep': ('t', 'p', 'P', 'e', 'P_exp'),
     'memory.zero.ep_cp': ('t', 'p', 'P', 'e', 'P_exp'),
