@@ -238,10 +238,11 @@ def test_a_piped_build_prints_each_stage_with_its_files_and_seconds(tmp_path):
                           "--no-pdf"], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    # the cheat sheet is its HTML, its TeX and its picture; the guide its Markdown and its HTML
-    assert re.fullmatch(r"cheatsheet: 3 files, \d+\.\d s", lines[0]), lines
+    # the cheat sheet is its HTML, its TeX and its picture, and the handout's TeX for A4 and Letter; the guide its
+    # Markdown and its HTML
+    assert re.fullmatch(r"cheatsheet: 5 files, \d+\.\d s", lines[0]), lines
     assert re.fullmatch(r"guide: 2 files, \d+\.\d s", lines[1]), lines
-    assert lines[2].startswith("wrote 5 files to ")
+    assert lines[2].startswith("wrote 7 files to ")
     assert run.stderr == ""
 
 

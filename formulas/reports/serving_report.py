@@ -142,7 +142,9 @@ def report(t: object, p: object, e: object, d: object, b: object, s_in: object, 
     read_decode = ev("serving.decode.weights_read", **(values | {"E_hit": hit_decode}))
     read_prefill = ev("serving.decode.weights_read", **(values | {"b": b * s_in, "E_hit": hit_prefill}))
     flops_decode = ev("serving.decode.flops.linear", **values)
-    sparse = bool(model.get("dsa"))  # DeepSeek sparse attention: the serving.*.sparse forms
+    # DeepSeek sparse attention: the serving.*.sparse forms, for a model whose σ_DSA is the number 1 (a traced model,
+    # the sizing page's, holds symbols: it prices the dense forms, and none of its presets has sparse attention)
+    sparse = model.get("dsa") == 1
     flops_prefill = ev("serving.prefill.flops.sparse" if sparse else "serving.prefill.flops.causal", **values)
     dispatch = {phase: ops.where(e > 1, 2 * model["l_moe"] * ev("serving.time.alltoall", **(values | {
         "x_msg": model["k"] * tokens * model["h"] * Q_ACTIVATION})), 0) for phase, tokens in (("decode", b), ("prefill", b * s_in))}

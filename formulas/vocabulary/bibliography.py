@@ -655,6 +655,8 @@ URLS = {
     "megatron-lm-2021": "https://github.com/NVIDIA/Megatron-LM",
     "megatron-lm-2022": "https://github.com/NVIDIA/Megatron-LM",
     "megatron-moe": "https://github.com/NVIDIA/Megatron-LM",
+    "compressedtensors": "https://github.com/vllm-project/compressed-tensors",
+    "modelopt": "https://github.com/NVIDIA/Model-Optimizer",
     "pytorch-ddp": "https://github.com/pytorch/pytorch",
     "deepspeed-pipe": "https://github.com/microsoft/DeepSpeed",
     "bigscience-tr11": "https://github.com/bigscience-workshop/bigscience",
