@@ -34,7 +34,7 @@ CONFIGS = {
     "hybrid.json": json.dumps(LLAMA | {"model_type": "nemotron_h", "hybrid_override_pattern": "M*-"}),
     # 720,720 = 2⁴·3²·5·7·11·13 heads and layers: a layout space of 169 million layouts on 720,720 GPUs
     "divisible.json": json.dumps(LLAMA | {"hidden_size": 1441440, "num_attention_heads": 720720, "num_hidden_layers": 5040}),
-    "reference.md": "notes of my own, where a build would write",
+    "guide.md": "notes of my own, where a build would write",
 }
 
 
