@@ -24,7 +24,7 @@ import pytest
 
 from llm_formulas.render.cli.main import main
 from llm_formulas.render.documents import notebooks as lessons_module
-from llm_formulas.render.documents.beside import Beside
+from llm_formulas.render.documents.beside import Beside, interrupts_held
 from llm_formulas.render.documents.notebooks import LESSONS
 
 COMMITTED = Path(__file__).resolve().parent.parent / "notebooks"
@@ -158,3 +158,14 @@ def test_ctrl_c_at_the_terminal_is_the_builds_alone_from_the_childs_first_moment
     child = Beside(functools.partial(sum, [1, 2]))
     os.kill(child._process.pid, signal.SIGINT)  # while the child's interpreter is still starting
     assert child.result() == 3
+
+
+def test_a_ctrl_c_during_the_childs_start_reaches_the_build_once_it_has_started():
+    # CI once sent Ctrl-C while the child was starting: ignored then, the interrupt was lost and the build exited 0
+    reached_the_end_of_the_start = False
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)  # a signal not held would have interrupted this sleep
+            reached_the_end_of_the_start = True
+    assert reached_the_end_of_the_start

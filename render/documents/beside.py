@@ -2,7 +2,7 @@
 stage, pure SymPy, about as long as all the others together) is printed on a second core while the first renders the
 rest, and the build writes it when it gets there.
 
-The child is spawned (a fresh interpreter, no copy of the parent's threads), ignores Ctrl-C (the build that started
+The child is spawned (a fresh interpreter, no copy of the parent's threads), never sees Ctrl-C (the build that started
 it handles that and stops it), and on Linux is killed with its parent, so a killed build leaves nothing running.
 Its result is the same bytes as the function run in the parent: the function is pure.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import sys
+import threading
 from contextlib import contextmanager
 from typing import Callable, Generic, Iterator, TypeVar
 
@@ -26,7 +27,7 @@ class Beside(Generic[T]):
         context = multiprocessing.get_context("spawn")
         self._receive, send = context.Pipe(duplex=False)
         self._process = context.Process(target=_run, args=(function, send), daemon=True, name="llm-formulas-beside")
-        with _interrupts_ignored():  # inherited through exec: the child ignores Ctrl-C from its first instruction
+        with interrupts_held():  # inherited through exec: Ctrl-C never reaches the child, from its first instruction
             self._process.start()
         send.close()  # the child holds the only sending end: its death is an end of file here
 
@@ -49,17 +50,27 @@ class Beside(Generic[T]):
 
 
 @contextmanager
-def _interrupts_ignored() -> Iterator[None]:
-    """SIGINT ignored while the child starts (Ctrl-C reaches the whole process group: it is the parent's to handle)."""
-    try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:  # not the main thread: signals are not ours to set
+def interrupts_held() -> Iterator[None]:
+    """Ctrl-C held while the child starts, then delivered to the build.
+
+    SIGINT is blocked in this thread, a mask the child inherits through fork and exec, so Ctrl-C (sent to the whole
+    process group) never reaches the child, from its first instruction. A Ctrl-C that arrives meanwhile (another
+    thread may take it) is only noted, and raised again once the child has started. Ignoring it instead lost it: one
+    CI run's build, hit in that window, finished and exited 0.
+    """
+    if threading.current_thread() is not threading.main_thread():  # signals are the main thread's to handle
         yield
         return
+    arrived: list[int] = []
+    previous_handler = signal.signal(signal.SIGINT, lambda number, frame: arrived.append(number))
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+        signal.signal(signal.SIGINT, previous_handler)
+    if arrived:
+        signal.raise_signal(signal.SIGINT)
 
 
 def _run(function: Callable[[], object], send) -> None:
