@@ -71,6 +71,18 @@ def test_structural_switches_default_to_the_classic_model_everywhere(capsys):
     assert scores(b=1, s=2048, a=128, d_head=1, mla=1, d_nope=128, d_rope=64, d_v=128) == mla
 
 
+def test_a_switch_keeps_its_classic_value_unless_that_makes_the_formula_vanish():
+    from llm_formulas.formulas.vocabulary.catalogue import vanishes
+
+    assert vanishes((h + 1) ** 2 - h**2 - 2 * h - 1)  # zero only once expanded
+    assert not vanishes(h - sp.Rational(2, 3))  # zero at the first sample point (h = 2/3): settled by expanding
+    assert not vanishes(h * l - l * h + sp.Min(h, l))
+    # the cross-attention's parameters are about cross-attention: the classic model (x_attn = 0) would zero them
+    x_attn, norm_bias = lf.symbols("x_attn norm_bias")
+    assert x_attn not in lf.get("params.decoder.cross_attention").defaults
+    assert lf.get("params.decoder.cross_attention").defaults[norm_bias] == 1  # the classic LayerNorm has a bias
+
+
 def test_numpy_function_is_a_vectorised_callable_for_catalogue_and_own_formulas():
     total = lf.numpy_function("params.total")
     assert callable(total) and "parameter" in total.__doc__

@@ -162,11 +162,11 @@ class Formula:
         """The structural switches of this formula with their classic values, used when a caller leaves them out.
 
         A switch whose classic value would make the formula vanish has none here: the formula is about what the
-        switch turns on (``params.decoder.shared_experts`` needs d_sh; the classic model has no shared expert).
+        switch turns on (``params.decoder.cross_attention`` keeps x_attn; the classic model has no cross-attention).
         """
         classic, chosen = switch_defaults(), {}
         for symbol in self.inputs:
-            if symbol in classic and sp.expand(self.expr.xreplace({**chosen, symbol: classic[symbol]})) != 0:
+            if symbol in classic and not vanishes(self.expr.xreplace({**chosen, symbol: classic[symbol]})):
                 chosen[symbol] = classic[symbol]
         return chosen
 
@@ -185,6 +185,18 @@ class Formula:
 
         with within(self.catalogue):
             return f"$${formula_latex(self)}$$"
+
+
+def vanishes(expr: sp.Basic) -> bool:
+    """Whether ``expr`` is identically zero. A nonzero exact value at one point of its inputs (2/3, 7/4, 14/5, …:
+    distinct fractions, no integer among them) proves it is not, at a fraction of the cost of expanding a formula of
+    hundreds of terms; a zero or undefined value there is settled by expanding."""
+    point = {symbol: number + sp.Rational(number + 2, number + 3) for number, symbol in
+             enumerate(sorted(expr.free_symbols, key=sp.default_sort_key))}
+    value = expr.xreplace(point)
+    if value.is_Rational and value != 0:
+        return False
+    return sp.expand(expr) == 0
 
 
 def distinct(expr: sp.Basic) -> sp.Basic:
