@@ -73,6 +73,11 @@ class Report:
 
     outcomes: tuple[Outcome, ...]
 
+    @classmethod
+    def from_outcomes(cls, kept: dict) -> Report:
+        """The report a record keeps as plain data (``check_record``)."""
+        return cls(tuple(Outcome(**outcome) for outcome in kept["outcomes"]))
+
     @property
     def failed(self) -> list[Outcome]:
         return [o for o in self.outcomes if not o.ok]

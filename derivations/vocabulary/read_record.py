@@ -38,10 +38,11 @@ __all__ = ["Reads", "cache_directory", "catalogue_unloaded", "dependencies", "ke
 _LIBRARIES = ("sympy", "mpmath", "gmpy2", "numpy")
 _PACKAGE = "llm_formulas"
 # Modules whose loading means the catalogue, or a derivation built from it, may already be held in memory: any
-# module of these packages but a package's own __init__, the error types (which the command line loads to start) and
-# this one, named by their last part so that they keep their meaning wherever the modules move.
+# module of these packages but a package's own __init__, the error types (which the command line loads to start),
+# this one and the catalogue check's record (which loads the catalogue only to prove it), named by their last part so
+# that they keep their meaning wherever the modules move.
 _HOLDERS = (f"{_PACKAGE}.formulas.", f"{_PACKAGE}.derivations.")
-_UNHOLDING = (".errors", f".{__name__.rpartition('.')[2]}")
+_UNHOLDING = (".errors", f".{__name__.rpartition('.')[2]}", ".check_record")
 
 
 def cache_directory() -> Path:

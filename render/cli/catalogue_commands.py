@@ -227,7 +227,8 @@ def check(verbose: bool, modules: list[str] | None = None, ids: list[str] | None
     """Prove the catalogue; with ids or ``--topic`` a slice of it and what the slice rests on; with ``--module`` a
     user's own modules and the catalogue entries they read, with the same engine and units. Proofs are kept by
     content between runs unless ``cached`` is False (``derivations/vocabulary/proof_cache.py``), and so is a passing check of
-    the catalogue or a slice, answered whole while nothing it read has changed (``derivations/vocabulary/read_record.py``)."""
+    the catalogue or a slice, answered whole while nothing it read has changed (``derivations/reports/check_record.py``:
+    for the whole catalogue, the release's committed check first)."""
     from llm_formulas.derivations.vocabulary.read_record import cache_directory, catalogue_unloaded, reading
 
     replayable = cached and catalogue_unloaded()  # nothing held in memory yet can differ from its files
@@ -255,20 +256,12 @@ def check(verbose: bool, modules: list[str] | None = None, ids: list[str] | None
 
 
 def _kept_report(request: tuple[str, ...], run: Callable[[], Report], reads: Reads) -> Report:
-    """``run()``'s report, or that of an earlier passing run of the same request while nothing it read has changed
-    (``derivations/vocabulary/read_record.py``); only a passing report is kept."""
-    from dataclasses import asdict
-
+    """``run()``'s report, or that of an earlier passing run of the same request (for the whole catalogue, the
+    release's committed one first) while nothing it read has changed (``derivations/reports/check_record.py``)."""
     from llm_formulas.derivations.reports.catalogue import Report
-    from llm_formulas.derivations.vocabulary.steps import Outcome
-    from llm_formulas.derivations.vocabulary.read_record import cache_directory, kept, record_path
+    from llm_formulas.derivations.reports.check_record import kept_outcomes
 
-    def outcomes() -> dict:
-        report = run()
-        return {"outcomes": [asdict(outcome) for outcome in report.outcomes], "ok": report.ok}
-
-    value, _ = kept(record_path(cache_directory(), "reports", request), outcomes, reads, keep=lambda done: done["ok"])
-    return Report(tuple(Outcome(**outcome) for outcome in value["outcomes"]))
+    return Report.from_outcomes(kept_outcomes(request, run, reads))
 
 
 def _check_modules(modules: list[str]) -> Report:

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, TextIO
 
+from llm_formulas.derivations.reports.catalogue import Report
+from llm_formulas.derivations.reports.check_record import catalogue_outcomes
 from llm_formulas.render.documents.beside import Beside
 from llm_formulas.render.documents.calculator import calculator_page
 from llm_formulas.render.documents.guide import guide_html, guide_markdown
@@ -356,8 +358,10 @@ def build(out: Path, notebooks_dir: Path | None = None, force: bool = False, *, 
     manifest.write_claims()  # the incomplete manifest replaces the previous one
     report = stages or Stages(None, count=len(only))
     # on the second core, each in a fresh process: the numeric module (the committed one while nothing it is printed
-    # from has changed) and, when this one renders the reference meanwhile, the sizing page
-    children = {"numeric": module_source_kept} | ({"calculator": calculator_page} if "reference" in only else {})
+    # from has changed), the catalogue's check for the reference (the committed one likewise) and, when this one
+    # renders the reference meanwhile, the sizing page
+    children = {"numeric": module_source_kept} | (
+        {"reference": catalogue_outcomes, "calculator": calculator_page} if "reference" in only else {})
     beside = {name: Beside(function) for name, function in children.items() if name in only}
     try:
         _render(manifest, only, report, notebooks_dir or out / "notebooks", execute, pdf, beside)
@@ -390,7 +394,7 @@ def _render(manifest: Manifest, only: tuple[str, ...], report: Stages, lessons: 
     sources: dict[str, tuple[str, dict[str, bytes]]] = {}  # the TeX of each PDF to make, with the files it includes
     if "reference" in only:
         with stage("reference"):
-            reference = build_reference(plots)
+            reference = build_reference(plots, Report.from_outcomes(beside["reference"].result()))
             tex = render("reference.tex", ref=reference)
             manifest.write("reference.md", render("reference.md", ref=reference))
             manifest.write("reference.html", render("reference.html", ref=reference))

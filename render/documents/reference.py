@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from llm_formulas.derivations.reports.catalogue import all_derivations, check_all, derivation_of
+from llm_formulas.derivations.reports.catalogue import Report, all_derivations, check_all, derivation_of
 from llm_formulas.derivations.vocabulary.steps import Outcome, Step
 from llm_formulas.formulas.vocabulary.catalogue import Formula, all_formulas, get
 from llm_formulas.formulas.vocabulary.examples import WorkedExample, all_examples, examples_for
@@ -538,9 +538,10 @@ def formula_view(formula: Formula, outcomes: dict[tuple[str, int], Outcome], plo
     )
 
 
-def build_reference(plots: list[Plot] = ()) -> Reference:
-    """The page model; each of ``plots`` is shown beside the formula it illustrates."""
-    report = check_all()
+def build_reference(plots: list[Plot] = (), report: Report | None = None) -> Reference:
+    """The page model, from the catalogue's check (``report``, proved here when not given); each of ``plots`` is shown
+    beside the formula it illustrates."""
+    report = check_all() if report is None else report
     outcomes = {(o.derivation, o.index): o for o in report.outcomes}
     illustrating: dict[str, list[PlotView]] = {}
     for plot in plots:
