@@ -50,13 +50,16 @@ def best_of(function, repeats: int = 5) -> float:
 
 
 def race(functions: dict, repeats: int = 7) -> dict[str, float]:
-    """The best time of each function, their runs interleaved so that load on a shared machine hits all alike."""
+    """The best time of each function, their runs interleaved so that load on a shared machine hits all alike, and
+    their order rotated each round: in a fixed cycle the function that follows another inherits its freed memory,
+    which moved the ratio of two identical functions on 10⁶ points by up to 8 % either way."""
     for function in functions.values():
         function()  # warm up
     times = {name: float("inf") for name in functions}
-    for _ in range(repeats):
-        for name, function in functions.items():
-            times[name] = min(times[name], best_of(function, repeats=1))
+    names = list(functions)
+    for round_ in range(repeats):
+        for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+            times[name] = min(times[name], best_of(functions[name], repeats=1))
     return times
 
 
