@@ -108,3 +108,34 @@ def test_every_frameworks_states_vanish_without_parameters():
     for formula in sorted(ids):
         expr = get(formula).expr
         assert P in expr.free_symbols and sp.simplify(expr.xreplace({P: 0})) == 0, formula
+
+
+def test_every_generated_function_takes_its_inputs_by_position_in_their_order():
+    # issue 36 item 7: numeric() passes every argument by position (by name, the sixty-odd switches and sizes of
+    # params.decoder.total took longer to bind than its arithmetic); so each function's parameters are its INPUTS, in
+    # order, none keyword-only, the required ones first and the others with defaults (a switch's classic value, None)
+    import inspect
+
+    from llm_formulas.render.numeric import llm_formulas_numeric as generated
+
+    for formula_id, function in generated.FORMULAS.items():
+        parameters = list(inspect.signature(function).parameters.values())
+        names, required = generated.INPUTS[formula_id], generated.REQUIRED[formula_id]
+        assert tuple(p.name for p in parameters) == names, formula_id
+        assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in parameters), formula_id
+        assert [p.default is inspect.Parameter.empty for p in parameters] == [name in required for name in names], formula_id
+
+
+def test_numeric_gives_each_value_to_its_own_argument():
+    # every input a different array (switches too, away from their classic values), or the optional ones left out:
+    # numeric() by position equals the generated function called by name, to the bit
+    from llm_formulas.render.numeric import llm_formulas_numeric as generated
+
+    rng = np.random.default_rng(36)
+    for formula_id, function in generated.FORMULAS.items():
+        names, required = generated.INPUTS[formula_id], generated.REQUIRED[formula_id]
+        values = {name: rng.integers(1, 50, size=3).astype(float) for name in names}
+        with np.errstate(all="ignore"):
+            for given in (values, {name: values[name] for name in required}):
+                np.testing.assert_array_equal(numeric(formula_id, **given, unused=np.zeros(3)), function(**given),
+                                              err_msg=formula_id)

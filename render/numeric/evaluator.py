@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -72,24 +73,30 @@ def regenerate() -> bool:
 
 
 def numeric(formula_id: str, **values: object) -> np.ndarray:
-    """Evaluate one formula on NumPy arrays (float64) through the generated module: its required inputs by position,
-    its switches and switch-gated sizes by name where ``values`` has them."""
-    function, required, optional = _entry(formula_id)
+    """Evaluate one formula on NumPy arrays (float64) through the generated module, every argument by position: its
+    required inputs, then its switches and switch-gated sizes from ``values``, each one ``values`` lacks at its
+    default (by name, some sixty keyword arguments a call took longer to bind than many formulas take to compute)."""
+    function, required, optional, defaults = _entry(formula_id)
     try:
         positional = [values[name] for name in required]
     except KeyError:
         raise KeyError(f"{formula_id} needs {', '.join(name for name in required if name not in values)}") from None
-    return function(*positional, **{name: values[name] for name in optional if name in values})
+    return function(*positional, *map(values.get, optional, defaults))
 
 
 @cache
-def _entry(formula_id: str) -> tuple[object, tuple[str, ...], tuple[str, ...]]:
-    """The generated function of a formula, its required inputs (its positional arguments, in order) and the others."""
+def _entry(formula_id: str) -> tuple[Callable[..., np.ndarray], tuple[str, ...], tuple[str, ...], tuple[object, ...]]:
+    """The generated function of a formula, its required inputs, the others (its arguments, in order: the module's
+    ``INPUTS``) and their defaults."""
     try:
         function, names, required = generated.FORMULAS[formula_id], generated.INPUTS[formula_id], generated.REQUIRED[formula_id]
     except KeyError:
         raise KeyError(f"{formula_id} is not in the generated module: run render.numeric.evaluator.regenerate()") from None
-    return function, required, tuple(name for name in names if name not in required)
+    optional, defaults = names[len(required):], function.__defaults__ or ()
+    if names[:len(required)] != required or len(defaults) != len(optional):
+        raise RuntimeError(f"{formula_id}: the generated module's arguments are not its INPUTS: "
+                           "run render.numeric.evaluator.regenerate()")
+    return function, required, optional, defaults
 
 
 @cache

@@ -2,10 +2,11 @@
 
 One function per formula, named after its id (dots become underscores). Every
 argument may be a scalar or a NumPy array; arguments are cast to float64 and
-broadcast, and the result is a float64 array (or NumPy scalar). Structural switches
-are keyword arguments at their classic values (mla=0), and a size that matters only when
-a switch leaves its classic value (d_rope) defaults to None. ``FORMULAS`` maps each id
-to its function, ``INPUTS`` to its argument names and ``REQUIRED`` to those without a default.
+broadcast, and the result is a float64 array (or NumPy scalar). The required inputs come
+first; structural switches follow with their classic values as defaults (mla=0), then the
+sizes that matter only when a switch leaves its classic value (d_rope), defaulting to None.
+``FORMULAS`` maps each id to its function, ``INPUTS`` to its argument names in order (every
+argument may be passed by position or by name) and ``REQUIRED`` to those without a default.
 """
 
 import functools  # noqa: F401 - used by printed Max/Min
@@ -1051,7 +1052,7 @@ def memory_activations_layer_gated(b, s, h, a, g, d_head, d_ff):
     return numpy.float64(5*a*b*s**2 + b*s*(8*d_ff + 4*d_head*(a + g) + 10*h))
 
 
-def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
+def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, gated=0):
     r"""activations of one layer per GPU with tensor parallelism, for GQA heads of d_head and a (gated) MLP of width d_ff.
 
     memory.activations.layer.general.tp [byte] = 5*a*b*s**2/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
@@ -1087,7 +1088,7 @@ def memory_activations_layer_general_tp(b, s, h, a, g, d_head, d_ff, t, *, gated
     return numpy.float64(5*a*b*s**2/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t))
 
 
-def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
+def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated=0):
     r"""activations of one layer per GPU with tensor and sequence parallelism, for any block (GQA, d_head, gated MLP).
 
     memory.activations.layer.general.tp_sp [byte] = (5*a*b*s**2 + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
@@ -1123,7 +1124,7 @@ def memory_activations_layer_general_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, ga
     return numpy.float64((5*a*b*s**2 + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t)
 
 
-def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
+def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, gated=0):
     r"""activations of one layer per GPU, tensor parallel, selective recompute, for any block (GQA, d_head, gated MLP).
 
     memory.activations.layer.general.selective [byte] = b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
@@ -1159,7 +1160,7 @@ def memory_activations_layer_general_selective(b, s, h, a, g, d_head, d_ff, t, *
     return numpy.float64(b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t))
 
 
-def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
+def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t, gated=0):
     r"""activations of one layer per GPU, tensor + sequence parallel, selective recompute, for any block.
 
     memory.activations.layer.general.selective_sp [byte] = b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t
@@ -1195,7 +1196,7 @@ def memory_activations_layer_general_selective_sp(b, s, h, a, g, d_head, d_ff, t
     return numpy.float64(b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/t)
 
 
-def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
+def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, gated=0):
     r"""activations of one layer per GPU, tensor parallel, FlashAttention, for any block (GQA, d_head, gated MLP).
 
     memory.activations.layer.general.flash [byte] = 4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)
@@ -1231,7 +1232,7 @@ def memory_activations_layer_general_flash(b, s, h, a, g, d_head, d_ff, t, *, ga
     return numpy.float64(4*a*b*s/t + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t))
 
 
-def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0):
+def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, gated=0):
     r"""activations of one layer per GPU, tensor + sequence parallel, FlashAttention, for any block.
 
     memory.activations.layer.general.flash_sp [byte] = (4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t
@@ -1267,7 +1268,7 @@ def memory_activations_layer_general_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     return numpy.float64((4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h))/t)
 
 
-def memory_activations_token_decoder_whole(h, *, mla=0, q_lora=0, drop=1, r_q=None, r_kv=None, d_rope=None):
+def memory_activations_token_decoder_whole(h, mla=0, q_lora=0, drop=1, r_q=None, r_kv=None, d_rope=None):
     r"""activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), kept whole on every TP rank (split along s under sequence parallelism).
 
     memory.activations.token.decoder.whole [byte] = h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
@@ -1303,7 +1304,7 @@ def memory_activations_token_decoder_whole(h, *, mla=0, q_lora=0, drop=1, r_q=No
     return numpy.float64(h*(2*drop + 8) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))
 
 
-def memory_activations_token_decoder_split(a, g, d_head, d_ff, *, gated=0, mla=0, glu_fused=0, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_token_decoder_split(a, g, d_head, d_ff, gated=0, mla=0, glu_fused=0, d_rope=None, d_nope=None, d_v=None):
     r"""activation bytes per token of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff), split t ways by tensor parallelism (the heads' and the MLP's inner tensors).
 
     memory.activations.token.decoder.split [byte] = 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g)
@@ -1345,7 +1346,7 @@ def memory_activations_token_decoder_split(a, g, d_head, d_ff, *, gated=0, mla=0
     return numpy.float64(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))
 
 
-def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel.
 
     memory.activations.layer.decoder.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
@@ -1409,7 +1410,7 @@ def memory_activations_layer_decoder_tp(b, s, h, a, g, d_head, d_ff, t, *, gated
     return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(h*(2*drop + 8) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
-def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel.
 
     memory.activations.layer.decoder.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
@@ -1473,7 +1474,7 @@ def memory_activations_layer_decoder_tp_sp(b, s, h, a, g, d_head, d_ff, t, *, ga
     return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t)
 
 
-def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, selective recompute.
 
     memory.activations.layer.decoder.selective [byte] = b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
@@ -1537,7 +1538,7 @@ def memory_activations_layer_decoder_selective(b, s, h, a, g, d_head, d_ff, t, *
     return numpy.float64(b*s*(h*(2*drop + 8) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
-def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, selective recompute.
 
     memory.activations.layer.decoder.selective_sp [byte] = b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
@@ -1601,7 +1602,7 @@ def memory_activations_layer_decoder_selective_sp(b, s, h, a, g, d_head, d_ff, t
     return numpy.float64(b*s*(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t)
 
 
-def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor parallel, FlashAttention.
 
     memory.activations.layer.decoder.flash [byte] = 4*a*b*s/t + b*s*(h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g))/t)
@@ -1665,7 +1666,7 @@ def memory_activations_layer_decoder_flash(b, s, h, a, g, d_head, d_ff, t, *, ga
     return numpy.float64(4*a*b*s/t + b*s*(h*(2*drop + 8) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
-def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, gated=0, mla=0, q_lora=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one dense decoder layer (GQA or multi-head latent attention, a dense MLP of width d_ff) per GPU, tensor + sequence parallel, FlashAttention.
 
     memory.activations.layer.decoder.flash_sp [byte] = 4*a*b*s/t + b*s*(2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t
@@ -1729,7 +1730,7 @@ def memory_activations_layer_decoder_flash_sp(b, s, h, a, g, d_head, d_ff, t, *,
     return numpy.float64(4*a*b*s/t + b*s*(d_ff*(-2*gated*glu_fused + 4*gated + 4) + d_head*(4 - 4*mla)*(a + g) + h*(2*drop + 8) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t)
 
 
-def memory_activations_token_moe_whole(h, E, k, *, mla=0, q_lora=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, r_q=None, r_kv=None, d_rope=None):
+def memory_activations_token_moe_whole(h, E, k, mla=0, q_lora=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, r_q=None, r_kv=None, d_rope=None):
     r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), kept whole on every TP rank (split along s under sequence parallelism).
 
     memory.activations.token.moe.whole [byte] = 4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv)
@@ -1775,7 +1776,7 @@ def memory_activations_token_moe_whole(h, E, k, *, mla=0, q_lora=0, moe_lat=0, d
     return numpy.float64(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))
 
 
-def memory_activations_token_moe_split(a, g, d_head, k, d_moe, *, gated=0, mla=0, d_sh=0, glu_fused=0, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_token_moe_split(a, g, d_head, k, d_moe, gated=0, mla=0, d_sh=0, glu_fused=0, d_rope=None, d_nope=None, d_v=None):
     r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), split t ways by tensor parallelism (the heads' and the MLP's inner tensors).
 
     memory.activations.token.moe.split [byte] = 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4)
@@ -1821,7 +1822,7 @@ def memory_activations_token_moe_split(a, g, d_head, k, d_moe, *, gated=0, mla=0
     return numpy.float64(d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))
 
 
-def memory_activations_token_moe_copies(h, k, *, moe_lat=0, d_lat=0):
+def memory_activations_token_moe_copies(h, k, moe_lat=0, d_lat=0):
     r"""activation bytes per token of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh), of the k dispatched expert copies and their fp32 weights, whole on every TP rank without sequence parallelism.
 
     memory.activations.token.moe.copies [byte] = 2*k*(h + moe_lat*(d_lat - h)) + 4*k
@@ -1845,7 +1846,7 @@ def memory_activations_token_moe_copies(h, k, *, moe_lat=0, d_lat=0):
     return numpy.float64(2*k*(h + moe_lat*(d_lat - h)) + 4*k)
 
 
-def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_moe, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel.
 
     memory.activations.layer.decoder.moe.tp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
@@ -1921,7 +1922,7 @@ def memory_activations_layer_decoder_moe_tp(b, s, h, a, g, d_head, E, k, t, d_mo
     return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
-def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel.
 
     memory.activations.layer.decoder.moe.tp_sp [byte] = a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
@@ -1999,7 +2000,7 @@ def memory_activations_layer_decoder_moe_tp_sp(b, s, h, a, g, d_head, E, k, t, d
     return numpy.float64(a*b*s**2*(3*drop + 2)/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
 
 
-def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, t, d_moe, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, selective recompute.
 
     memory.activations.layer.decoder.moe.selective [byte] = b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
@@ -2075,7 +2076,7 @@ def memory_activations_layer_decoder_moe_selective(b, s, h, a, g, d_head, E, k, 
     return numpy.float64(b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
-def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, selective recompute.
 
     memory.activations.layer.decoder.moe.selective_sp [byte] = b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
@@ -2153,7 +2154,7 @@ def memory_activations_layer_decoder_moe_selective_sp(b, s, h, a, g, d_head, E, 
     return numpy.float64(b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v) + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q))/t))
 
 
-def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d_moe, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor parallel, FlashAttention.
 
     memory.activations.layer.decoder.moe.flash [byte] = 4*a*b*s/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv) + (2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4))/t)
@@ -2229,7 +2230,7 @@ def memory_activations_layer_decoder_moe_flash(b, s, h, a, g, d_head, E, k, t, d
     return numpy.float64(4*a*b*s/t + b*s*(4*E + 2*d_lat*moe_lat + 2*h*sh_gate + h*(2*drop + 8) + 2*k*(h + moe_lat*(d_lat - h)) + 32*k + _times(mla, lambda: 2*d_rope + 4*q_lora*r_q + 4*r_kv, d_rope, q_lora, r_kv, r_q) + (d_head*(4 - 4*mla)*(a + g) + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + _times(d_sh, lambda: -2*gated*glu_fused + 4*gated + 4, gated, glu_fused) + _times(mla, lambda: 2*a*(3*d_nope + 2*d_rope + 2*d_v), a, d_nope, d_rope, d_v))/t))
 
 
-def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_activations_layer_decoder_moe_flash_sp(b, s, h, a, g, d_head, E, k, t, d_moe, t_e, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, drop=1, glu_fused=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""activations of one mixture-of-experts layer (GQA or MLA attention; E experts of width d_moe, k per token; shared experts of d_sh) per GPU, tensor + sequence parallel, FlashAttention.
 
     memory.activations.layer.decoder.moe.flash_sp [byte] = 4*a*b*s/t + b*s*(t_e*(2*k*(h + moe_lat*(d_lat - h)) + 4*k)/t + (4*E + 2*a*mla*(3*d_nope + 2*d_rope + 2*d_v) + d_head*(4 - 4*mla)*(a + g) + 2*d_lat*moe_lat + 2*d_moe*k*(-2*gated*glu_fused + 2*gated + 3) + d_sh*(-2*gated*glu_fused + 4*gated + 4) + 2*h*sh_gate + h*(2*drop + 8) + 28*k + mla*(2*d_rope + 4*q_lora*r_q + 4*r_kv))/t)
@@ -4153,7 +4154,7 @@ def inference_kv_recompute_reads(s, h, l):
     return numpy.float64(2*h**2*l*s)
 
 
-def params_decoder_embeddings(h, V, n_pos, d_emb, *, o_pos=0, pos_table=1, norm_bias=1, emb_norm=0, proj_emb=0):
+def params_decoder_embeddings(h, V, n_pos, d_emb, o_pos=0, pos_table=1, norm_bias=1, emb_norm=0, proj_emb=0):
     r"""token embedding (width d_emb, projected to h and back in OPT-350m), learned position table (with OPT's 2 extra rows) and embedding norm (BLOOM).
 
     params.decoder.embeddings [parameter] = V*d_emb + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos)
@@ -4187,7 +4188,7 @@ def params_decoder_embeddings(h, V, n_pos, d_emb, *, o_pos=0, pos_table=1, norm_
     return numpy.float64(V*d_emb + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos))
 
 
-def params_decoder_indexer(h, dsa, d_idx, *, n_idx=0, r_q=None):
+def params_decoder_indexer(h, dsa, d_idx, n_idx=0, r_q=None):
     r"""DeepSeek sparse attention's lightning indexer in one MLA layer: wq_b r_Q→n_idx·d_idx from the query latent, wk h→d_idx (one key shared by its heads), the key's LayerNorm (scale and shift), weights_proj h→n_idx.
 
     params.decoder.indexer [parameter] = dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx)
@@ -4215,7 +4216,7 @@ def params_decoder_indexer(h, dsa, d_idx, *, n_idx=0, r_q=None):
     return numpy.float64(dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx))
 
 
-def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, dsa=0, n_idx=0, d_idx=0, r_q=None):
+def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, q_lora=0, dsa=0, n_idx=0, d_idx=0, r_q=None):
     r"""one layer's multi-head latent attention from its ranks: queries h→r_Q (normed) →a·(d_nope + d_rope) or h→a·(d_nope + d_rope); the joint latent h→r_KV + d_rope (the latent normed), up-projected r_KV→a·(d_nope + d_v); output a·d_v→h; DeepSeek sparse attention's indexer where it has one.
 
     params.decoder.attention.mla [parameter] = a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv
@@ -4255,7 +4256,7 @@ def params_decoder_attention_mla(h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, d
     return numpy.float64(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q))
 
 
-def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_attention(h, a, g, d_head, b_q=1, b_k=1, b_v=1, b_o=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's attention: W_Q (h×a·d_head, twice that with an output gate), W_K and W_V (h×g·d_head), W_O (a·d_head×h), biases by switch; or MLA; plus q/k norms and one sink logit per head where the family has them.
 
     params.decoder.attention [parameter] = a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
@@ -4327,7 +4328,7 @@ def params_decoder_attention(h, a, g, d_head, *, b_q=1, b_k=1, b_v=1, b_o=1, mla
     return numpy.float64(a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))
 
 
-def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
+def params_decoder_mlp(h, d_ff, gated=0, b_mlp=1):
     r"""one dense MLP: up (and gate) h×d_ff, down d_ff×h, biases by switch.
 
     params.decoder.mlp [parameter] = b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2)
@@ -4351,7 +4352,7 @@ def params_decoder_mlp(h, d_ff, *, gated=0, b_mlp=1):
     return numpy.float64(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))
 
 
-def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
+def params_decoder_expert(h, d_moe, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     r"""one routed expert: an MLP of width d_moe (transformers 5.24 stores a layer's E experts as 3-D tensors, E of these each), reading and writing h, or the latent d_lat where the layer has latent projections.
 
     params.decoder.expert [parameter] = b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))
@@ -4379,7 +4380,7 @@ def params_decoder_expert(h, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     return numpy.float64(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))
 
 
-def params_decoder_shared_experts(h, sh_gate, *, gated=0, d_sh=0):
+def params_decoder_shared_experts(h, sh_gate, gated=0, d_sh=0):
     r"""a MoE layer's shared experts, every token's: one gated MLP of their total width d_sh, and Qwen2-MoE's h→1 gate.
 
     params.decoder.shared_experts [parameter] = d_sh*h*(gated + 2) + h*sh_gate
@@ -4403,7 +4404,7 @@ def params_decoder_shared_experts(h, sh_gate, *, gated=0, d_sh=0):
     return numpy.float64(d_sh*h*(gated + 2) + h*sh_gate)
 
 
-def params_decoder_moe_latent(h, moe_lat, *, b_mlp=1, d_lat=0):
+def params_decoder_moe_latent(h, moe_lat, b_mlp=1, d_lat=0):
     r"""a latent MoE layer's projections: h→d_lat before the routed experts, d_lat→h after (the router and shared experts read h).
 
     params.decoder.moe_latent [parameter] = moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)
@@ -4427,7 +4428,7 @@ def params_decoder_moe_latent(h, moe_lat, *, b_mlp=1, d_lat=0):
     return numpy.float64(moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h))
 
 
-def params_decoder_router(h, E, *, router_bias=0):
+def params_decoder_router(h, E, router_bias=0):
     r"""one MoE layer's router: an h×E matrix, with a bias in gpt-oss.
 
     params.decoder.router [parameter] = E*h + E*router_bias
@@ -4449,7 +4450,7 @@ def params_decoder_router(h, E, *, router_bias=0):
     return numpy.float64(E*h + E*router_bias)
 
 
-def params_decoder_norms(h, *, n_norm=2, norm_bias=1):
+def params_decoder_norms(h, n_norm=2, norm_bias=1):
     r"""one layer's norms: n_norm of them, h (RMSNorm) or 2h (LayerNorm) each.
 
     params.decoder.norms [parameter] = h*n_norm*(norm_bias + 1)
@@ -4471,7 +4472,7 @@ def params_decoder_norms(h, *, n_norm=2, norm_bias=1):
     return numpy.float64(h*n_norm*(norm_bias + 1))
 
 
-def params_decoder_cross_attention(h, a, d_head, x_attn, *, b_q=1, b_k=1, b_v=1, b_o=1, norm_bias=1):
+def params_decoder_cross_attention(h, a, d_head, x_attn, b_q=1, b_k=1, b_v=1, b_o=1, norm_bias=1):
     r"""one layer's cross-attention block where the family has one (GPT-2's add_cross_attention): queries from the layer, keys and values of every head from the encoder's states, an output projection, biases by switch, and its own norm.
 
     params.decoder.cross_attention [parameter] = x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))
@@ -4505,7 +4506,7 @@ def params_decoder_cross_attention(h, a, d_head, x_attn, *, b_q=1, b_k=1, b_v=1,
     return numpy.float64(x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)))
 
 
-def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, dsa=0, n_idx=0, d_idx=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer(h, a, g, d_head, d_ff, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, dsa=0, n_idx=0, d_idx=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one dense decoder layer: attention (and cross-attention where the family has it), MLP, norms.
 
     params.decoder.layer [parameter] = a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
@@ -4587,7 +4588,7 @@ def params_decoder_layer(h, a, g, d_head, d_ff, *, n_norm=2, gated=0, b_q=1, b_k
     return numpy.float64(a*sink + b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + h*n_norm*(norm_bias + 1) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
 
 
-def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one mixture-of-experts layer: attention, E routed experts, router, shared experts, norms.
 
     params.decoder.layer.moe [parameter] = E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
@@ -4681,7 +4682,7 @@ def params_decoder_layer_moe(h, a, g, d_head, E, d_moe, *, n_norm=2, gated=0, b_
     return numpy.float64(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
 
 
-def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""the parameters of one MoE layer that a token uses: k of the E routed experts, the shared ones and the router.
 
     params.decoder.layer.active [parameter] = E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h))
@@ -4777,7 +4778,7 @@ def params_decoder_layer_active(h, a, g, d_head, E, k, d_moe, *, n_norm=2, gated
     return numpy.float64(E*h + E*router_bias + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*n_norm*(norm_bias + 1) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))
 
 
-def params_decoder_final_norm(h, *, norm_bias=1, norm_final=1):
+def params_decoder_final_norm(h, norm_bias=1, norm_final=1):
     r"""the norm after the last layer.
 
     params.decoder.final_norm [parameter] = h*norm_final*(norm_bias + 1)
@@ -4799,7 +4800,7 @@ def params_decoder_final_norm(h, *, norm_bias=1, norm_final=1):
     return numpy.float64(h*norm_final*(norm_bias + 1))
 
 
-def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
+def params_decoder_head(V, head_bias, tied=1, d_emb=None):
     r"""the output head's own parameters: a V×d_emb matrix unless tied to the embedding, and a bias (GPT-J, Phi-3.5-MoE's option).
 
     params.decoder.head [parameter] = V*d_emb*(1 - tied) + V*head_bias
@@ -4825,7 +4826,7 @@ def params_decoder_head(V, head_bias, *, tied=1, d_emb=None):
     return numpy.float64(V*d_emb*(1 - tied) + V*head_bias)
 
 
-def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters of a decoder model: embeddings; attention in the layers that have it, a recurrent mixer (Mamba, Mamba-2, RG-LRU, gated delta-net) in the others; every layer's norms; a dense MLP or the experts, router and shared experts; final norm, head (what transformers' model.parameters() holds).
 
     params.decoder.total [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -5017,7 +5018,7 @@ def params_decoder_total(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, 
     return numpy.float64(V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_moe, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters a token passes through: as params.decoder.total with k routed experts per MoE layer instead of E.
 
     params.decoder.active [parameter] = V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -5213,7 +5214,7 @@ def params_decoder_active(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0,
     return numpy.float64(V*d_emb*(1 - tied) + V*d_emb + V*head_bias + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + k*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_moe, d_sh, gated, h, k, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""n_MTP multi-token-prediction modules, each two input norms, a 2h→h projection, one MoE layer and an output norm; the embedding and the output head are the main model's.
 
     params.decoder.mtp [parameter] = n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
@@ -5309,7 +5310,7 @@ def params_decoder_mtp(h, a, g, d_head, E, d_moe, n_mtp, *, n_norm=2, gated=0, b
     return numpy.float64(n_mtp*(E*h + E*router_bias + E*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + 2*h**2 + h*n_norm*(norm_bias + 1) + h*sh_gate + 3*h*(norm_bias + 1) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)))
 
 
-def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, *, q_lora=0, dsa=0, n_idx=0, d_idx=0, r_q=None):
+def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_v, q_lora=0, dsa=0, n_idx=0, d_idx=0, r_q=None):
     r"""one MLA layer's projections over bs tokens, the latent up-projected for every token (transformers' naive form), and DeepSeek sparse attention's indexer projections where it has one.
 
     flops.decoder.attention.projections.mla [FLOP] = 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
@@ -5353,7 +5354,7 @@ def flops_decoder_attention_projections_mla(b, s, h, a, r_kv, d_rope, d_nope, d_
     return numpy.float64(2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)))
 
 
-def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_projections(b, s, h, a, g, d_head, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's Q, K, V and O projections: [bs,h]×[h,a·d_head] (doubled with an output gate), two [bs,h]×[h,g·d_head], [bs,a·d_head]×[a·d_head,h] (or MLA's).
 
     flops.decoder.attention.projections [FLOP] = b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
@@ -5413,7 +5414,7 @@ def flops_decoder_attention_projections(b, s, h, a, g, d_head, *, mla=0, q_lora=
     return numpy.float64(b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))
 
 
-def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores(b, s, a, d_head, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's QKᵀ and scores·V over the full s×s square, per sequence and head: 4b·a·s²·d_head (MLA: heads of d_nope + d_rope and d_v); GQA repeats K, V to a heads.
 
     flops.decoder.attention.scores [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
@@ -5459,7 +5460,7 @@ def flops_decoder_attention_scores(b, s, a, d_head, *, mla=0, dsa=0, n_idx=0, d_
     return numpy.float64(2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)))
 
 
-def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores_causal(b, s, a, d_head, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
     r"""one layer's attention matmuls on the s(s + 1)/2 query-key pairs the causal mask keeps (what a causal kernel computes).
 
     flops.decoder.attention.scores.causal [FLOP] = a*b*s*(s + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
@@ -5503,7 +5504,7 @@ def flops_decoder_attention_scores_causal(b, s, a, d_head, *, mla=0, dsa=0, n_id
     return numpy.float64(a*b*s*(s + 1)*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)))
 
 
-def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
     r"""one sliding-window layer's attention matmuls on the pairs the window keeps, each query the W latest keys (itself included).
 
     flops.decoder.attention.scores.windowed [FLOP] = 2*a*b*(W*s - W*(W - 1)/2)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
@@ -5551,7 +5552,7 @@ def flops_decoder_attention_scores_windowed(b, s, a, d_head, W, *, mla=0, dsa=0,
     return numpy.float64(2*a*b*(W*s - 1/2*W*(W - 1))*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)))
 
 
-def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, mla=0, dsa=0, n_idx=0, d_idx=0, d_rope=None, d_nope=None, d_v=None):
     r"""one chunked layer's attention matmuls (Llama-4): causal attention inside chunks of W tokens, s/W chunks.
 
     flops.decoder.attention.scores.chunked [FLOP] = a*b*s*(W + 1)*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))
@@ -5599,7 +5600,7 @@ def flops_decoder_attention_scores_chunked(b, s, a, d_head, W, *, mla=0, dsa=0, 
     return numpy.float64(a*b*s*(W + 1)*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)))
 
 
-def flops_decoder_mlp(b, s, h, d_ff, *, gated=0):
+def flops_decoder_mlp(b, s, h, d_ff, gated=0):
     r"""one dense layer's MLP GEMMs: 2 or 3 matrices h×d_ff.
 
     flops.decoder.mlp [FLOP] = 2*b*d_ff*h*s*(gated + 2)
@@ -5625,7 +5626,7 @@ def flops_decoder_mlp(b, s, h, d_ff, *, gated=0):
     return numpy.float64(2*b*d_ff*h*s*(gated + 2))
 
 
-def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, moe_lat=0, d_lat=0, all_experts=0, E=None):
+def flops_decoder_experts(b, s, h, k, d_moe, gated=0, moe_lat=0, d_lat=0, all_experts=0, E=None):
     r"""one MoE layer's routed experts: each token through its k experts (an expert sees only its tokens, so the rows add up to k·bs), or through all E where the implementation runs every expert (Llama-4).
 
     flops.decoder.experts [FLOP] = 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k)
@@ -5665,7 +5666,7 @@ def flops_decoder_experts(b, s, h, k, d_moe, *, gated=0, moe_lat=0, d_lat=0, all
     return numpy.float64(2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k))
 
 
-def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0, moe_lat=0, d_lat=0):
+def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, gated=0, moe_lat=0, d_lat=0):
     r"""the expert FLOPs of one MoE layer that a top-k kernel would skip where the implementation runs every expert.
 
     flops.decoder.experts.skipped [FLOP] = 2*all_experts*b*d_moe*s*(E - k)*(gated + 2)*(h + moe_lat*(d_lat - h))
@@ -5703,7 +5704,7 @@ def flops_decoder_experts_skipped(b, s, h, E, k, d_moe, all_experts, *, gated=0,
     return numpy.float64(2*all_experts*b*d_moe*s*(E - k)*(gated + 2)*(h + moe_lat*(d_lat - h)))
 
 
-def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0, moe_lat=0, d_lat=0):
+def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, gated=0, moe_lat=0, d_lat=0):
     r"""the most a capacity-limited MoE layer computes: E experts of c_f·k·bs/E token slots each.
 
     flops.decoder.experts.capacity [FLOP] = 2*b*c_f*d_moe*k*s*(gated + 2)*(h + moe_lat*(d_lat - h))
@@ -5737,7 +5738,7 @@ def flops_decoder_experts_capacity(b, s, h, k, d_moe, c_f, *, gated=0, moe_lat=0
     return numpy.float64(2*b*c_f*d_moe*k*s*(gated + 2)*(h + moe_lat*(d_lat - h)))
 
 
-def flops_decoder_shared_experts(b, s, h, sh_gate, *, gated=0, d_sh=0):
+def flops_decoder_shared_experts(b, s, h, sh_gate, gated=0, d_sh=0):
     r"""one MoE layer's shared experts on every token (and Qwen2-MoE's [bs,h]×[h,1] gate).
 
     flops.decoder.shared_experts [FLOP] = 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
@@ -5815,7 +5816,7 @@ def flops_decoder_router(b, s, h, E):
     return numpy.float64(2*E*b*h*s)
 
 
-def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, gated=0, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one dense decoder layer (norms, softmax, activations, rotary: no GEMM, not counted).
 
     flops.decoder.layer.forward [FLOP] = 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q))
@@ -5879,7 +5880,7 @@ def flops_decoder_layer_forward(b, s, h, a, g, d_head, d_ff, *, gated=0, mla=0, 
     return numpy.float64(2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + 2*b*d_ff*h*s*(gated + 2) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))
 
 
-def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, gated=0, mla=0, q_lora=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""forward FLOPs of one MoE layer: attention, routed and shared experts, router.
 
     flops.decoder.layer.forward.moe [FLOP] = 2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)
@@ -5957,7 +5958,7 @@ def flops_decoder_layer_forward_moe(b, s, h, a, g, d_head, E, k, d_moe, *, gated
     return numpy.float64(2*E*b*h*s + 2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))
 
 
-def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_layers_forward(b, s, h, a, g, d_head, d_ff, l, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of all l layers (what full recomputation repeats): attention or a recurrent mixer, a dense MLP or the experts, as each layer has them.
 
     flops.decoder.layers.forward [FLOP] = 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -6163,7 +6164,7 @@ def flops_decoder_logits(b, s, V, d_emb):
     return numpy.float64(2*V*b*d_emb*s)
 
 
-def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of a decoder model for b sequences of s tokens.
 
     flops.decoder.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -6325,7 +6326,7 @@ def flops_decoder_forward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, 
     return numpy.float64(2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
-def flops_decoder_indexer(b, s, h, dsa, d_idx, *, n_idx=0, r_q=None):
+def flops_decoder_indexer(b, s, h, dsa, d_idx, n_idx=0, r_q=None):
     r"""one layer's DSA indexer in the forward (inside flops.decoder.attention.projections.mla and .scores): its three projections, and q·kᵀ of its n_idx heads with their weighted sum over all s² pairs.
 
     flops.decoder.indexer [FLOP] = dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))
@@ -6357,7 +6358,7 @@ def flops_decoder_indexer(b, s, h, dsa, d_idx, *, n_idx=0, r_q=None):
     return numpy.float64(dsa*(2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + _times(n_idx, lambda: 2*b*s**2*(d_idx + 1), b, d_idx, s)))
 
 
-def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""backward FLOPs: for each GEMM Y = XW, dX = dY·Wᵀ and dW = Xᵀ·dY.
 
     flops.decoder.backward [FLOP] = 4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) - 2*dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 2*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 2*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 2*l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 2*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -6519,7 +6520,7 @@ def flops_decoder_backward(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0,
     return numpy.float64(4*V*b*d_emb*s + 8*b*d_emb*h*proj_emb*s + 4*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*(2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(dsa, lambda: -2*(2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + _times(n_idx, lambda: 2*b*s**2*(d_idx + 1), b, d_idx, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd), b, d_idx, h, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, n_idx, r_q, s) + _times(l_gdn, lambda: 4*b*d_vh*h*n_vh*s + 4*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 4*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 12*b*d_lru*h*s + 4*b*d_lru*k_conv*(k_conv + s - 1) + 8*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 4*N_ssm*b*d_ssm*s + 4*b*d_ssm*k_conv*(k_conv + s - 1) + 4*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 4*E*b*h*s + 8*b*d_lat*h*moe_lat*s + 4*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 4*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s, sh_gate) + _times(l_ssd, lambda: 4*b*d_ssm*h*s + 4*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 4*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
-def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_decoder_training(b, s, h, a, g, d_head, d_ff, l, V, d_emb, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""training FLOPs of one step: forward + backward (3× the forward, less twice a DSA indexer's).
 
     flops.decoder.training [FLOP] = 6*V*b*d_emb*s + 12*b*d_emb*h*proj_emb*s + 6*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) - 2*dsa*(2*b*n_idx*s**2*(d_idx + 1) + 2*b*s*(d_idx*h + d_idx*n_idx*r_q + h*n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 3*l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + 3*l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + 3*l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + 3*l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + 3*l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + 3*(2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -6737,7 +6738,7 @@ def flops_decoder_mla_decode_absorbed(s, a, r_kv, d_rope, d_nope, d_v):
     return numpy.float64(2*a*d_nope*r_kv + 2*a*d_v*r_kv + 2*a*r_kv*s + 2*a*s*(d_rope + r_kv))
 
 
-def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_full(b, s, g, d_head, q, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""one full-attention layer's cache: a key and a value of g heads (a where the family expands them first; MLA: the latent and the shared rope key) for each of s tokens.
 
     memory.kv_cache.layer.full [byte] = b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
@@ -6783,7 +6784,7 @@ def memory_kv_cache_layer_full(b, s, g, d_head, q, *, mla=0, dsa=0, d_idx=0, kv_
     return numpy.float64(b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv)))
 
 
-def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window(b, s, g, d_head, q, W, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""one sliding-window (or chunked) layer's cache: the latest W − 1 tokens; the next query brings the W-th.
 
     memory.kv_cache.layer.window [byte] = b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*Min(s, W - 1)
@@ -6831,7 +6832,7 @@ def memory_kv_cache_layer_window(b, s, g, d_head, q, W, *, mla=0, dsa=0, d_idx=0
     return numpy.float64(b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]))
 
 
-def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def memory_kv_cache_decoder(b, s, g, d_head, l, q, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the bytes transformers' DynamicCache holds after b sequences of s tokens: full attention layers s tokens, the l_win windowed ones W − 1, and the fixed-size state of each recurrent layer; layers without a mixer hold nothing.
 
     memory.kv_cache.decoder [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*l_win*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*Min(s, W - 1) + b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
@@ -6933,7 +6934,7 @@ def memory_kv_cache_decoder(b, s, g, d_head, l, q, *, mla=0, dsa=0, d_idx=0, l_w
     return numpy.float64(b*q*s*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q) + _times(l_lru, lambda: b*(d_lru*q*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q), N_ssm, b, d_ssm, k_conv, q) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q) + _times(l_win, lambda: b*q*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*functools.reduce(numpy.minimum, [s, W - 1]), W, a, b, d_head, d_idx, d_rope, dsa, g, kv_expand, mla, q, r_kv, s))
 
 
-def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def memory_kv_cache_decoder_paged(b, s, g, d_head, l, q, n_blk, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the same tokens held in whole blocks of n_blk tokens per sequence and layer (a paged cache); recurrent states as they are.
 
     memory.kv_cache.decoder.paged [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q*(2*N_ssm*n_grp + d_ssm)) + b*n_blk*q*(l_win*ceiling(Min(s, W - 1)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
@@ -7069,7 +7070,7 @@ def memory_kv_cache_decoder_mla_expanded(b, s, a, l, q, d_rope, d_nope, d_v):
     return numpy.float64(a*b*l*q*s*(d_nope + d_rope + d_v))
 
 
-def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, dsa=0, d_idx=0, n_sink=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, mla=0, dsa=0, d_idx=0, n_sink=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""a windowed layer that also keeps the first n_sink tokens (StreamingLLM's attention sinks).
 
     memory.kv_cache.layer.window_sinks [byte] = b*q*(n_sink + Min(s, W - 1))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
@@ -7119,7 +7120,7 @@ def memory_kv_cache_layer_window_sinks(b, s, g, d_head, q, W, *, mla=0, dsa=0, d
     return numpy.float64(b*q*(n_sink + functools.reduce(numpy.minimum, [s, W - 1]))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv)))
 
 
-def params_recurrent_mamba(h, d_ssm, N_ssm, r_dt, k_conv, *, b_ssm=0, b_conv=0, dt_norm=0):
+def params_recurrent_mamba(h, d_ssm, N_ssm, r_dt, k_conv, b_ssm=0, b_conv=0, dt_norm=0):
     r"""one Mamba mixer: in_proj h→2d_ssm, a depthwise convolution of k_conv taps, x_proj d_ssm→r_Δ + 2N, dt_proj r_Δ→d_ssm (biased), A (d_ssm×N), D, out_proj d_ssm→h; biases by switch; Jamba's RMSNorms on Δ, B and C.
 
     params.recurrent.mamba [parameter] = N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)
@@ -7207,7 +7208,7 @@ def memory_state_mamba(b, q, d_ssm, N_ssm, k_conv):
     return numpy.float64(b*(4*N_ssm*d_ssm + d_ssm*k_conv*q))
 
 
-def params_recurrent_mamba2(h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, *, b_ssm=0, b_conv=0):
+def params_recurrent_mamba2(h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, b_ssm=0, b_conv=0):
     r"""one Mamba-2 mixer: in_proj h→ z, x (d_ssm each), grouped B and C (n_grp·N each) and Δ (one per head); a depthwise convolution over x, B, C; dt_bias, A and D per head; the gated RMSNorm (d_ssm); out_proj d_ssm→h.
 
     params.recurrent.mamba2 [parameter] = b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)
@@ -7239,7 +7240,7 @@ def params_recurrent_mamba2(h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, *, b_ssm=0, 
     return numpy.float64(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh))
 
 
-def flops_recurrent_mamba2(b, s, h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, *, Q_ssd=256):
+def flops_recurrent_mamba2(b, s, h, d_ssm, N_ssm, k_conv, n_ssmh, n_grp, Q_ssd=256):
     r"""one Mamba-2 mixer's forward on transformers' chunked reference scan: projections, convolution, and per chunk of Q tokens (the sequence padded to ⌈s/Q⌉ chunks) the C·Bᵀ scores and their values, the chunk states, the passing of states between chunks and their readout.
 
     flops.recurrent.mamba2 [FLOP] = 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))
@@ -7405,7 +7406,7 @@ def params_recurrent_gdn(h, k_conv, n_kh, n_vh, d_kh, d_vh):
     return numpy.float64(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh)
 
 
-def flops_recurrent_gdn(b, s, h, k_conv, n_kh, n_vh, d_kh, d_vh, *, Q_gdn=64):
+def flops_recurrent_gdn(b, s, h, k_conv, n_kh, n_vh, d_kh, d_vh, Q_gdn=64):
     r"""one gated delta-net's forward on transformers' chunked torch path (chunks of Q tokens, the sequence padded to ⌈s/Q⌉): projections, convolution, and per chunk and value head the two Q×Q products of keys, the intra-chunk attention on the new values, and three products with the d_K×d_V state.
 
     flops.recurrent.gdn [FLOP] = 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)
@@ -7469,7 +7470,7 @@ def memory_state_gdn(b, q, k_conv, n_kh, n_vh, d_kh, d_vh):
     return numpy.float64(b*(4*d_kh*d_vh*n_vh + k_conv*q*(2*d_kh*n_kh + d_vh*n_vh)))
 
 
-def params_vision_patch_embedding(h, C_img, P_img, P_t, *, b_patch=0):
+def params_vision_patch_embedding(h, C_img, P_img, P_t, b_patch=0):
     r"""a vision tower's patch embedding: each patch of C channels, P_t frames and P×P pixels mapped to the tower's width h (a Conv2d/Conv3d of stride P, or Llama-4's unfolded linear), with a bias by switch.
 
     params.vision.patch_embedding [parameter] = C_img*P_img**2*P_t*h + b_patch*h
@@ -7495,7 +7496,7 @@ def params_vision_patch_embedding(h, C_img, P_img, P_t, *, b_patch=0):
     return numpy.float64(C_img*P_img**2*P_t*h + b_patch*h)
 
 
-def params_vision_positions(h, cls_tok, *, n_vpos=0):
+def params_vision_positions(h, cls_tok, n_vpos=0):
     r"""a vision tower's learned position table of n_pos rows and a class embedding where it has one (Llama-4); towers with 2-D rotary positions (Pixtral, Qwen2.5-VL) have neither.
 
     params.vision.positions [parameter] = cls_tok*h + h*n_vpos
@@ -7517,7 +7518,7 @@ def params_vision_positions(h, cls_tok, *, n_vpos=0):
     return numpy.float64(cls_tok*h + h*n_vpos)
 
 
-def params_vision_linear(d_in, d_out, *, b_lin=0):
+def params_vision_linear(d_in, d_out, b_lin=0):
     r"""one linear layer of a projector: d_in×d_out weights and a bias of d_out by switch.
 
     params.vision.linear [parameter] = b_lin*d_out + d_in*d_out
@@ -7833,7 +7834,7 @@ def perf_gemm_efficiency(X, W_mem, M_rows, K_inner, N_cols, q, eta_gemm, eta_mem
     return numpy.float64(eta_gemm/(1 + (1/2)*X*eta_gemm*tau_k/(K_inner*M_rows*N_cols) + (1/2)*X*eta_gemm*q*(K_inner*M_rows + K_inner*N_cols + M_rows*N_cols)/(K_inner*M_rows*N_cols*W_mem*eta_mem)))
 
 
-def perf_layer_gemms(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, *, gated=0):
+def perf_layer_gemms(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, gated=0):
     r"""one layer's four GEMMs per micro-batch on one GPU under t: QKV [bs, h]·[h, (a + 2g)·d_head/t], the output projection [bs, a·d_head/t]·[.., h], the MLP's up (and gate) and down with d_ff/t.
 
     perf.layer.gemms [second] = 4*tau_k + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)
@@ -7961,7 +7962,7 @@ def perf_attention_flash(b, s, a, d_head, t, X, W_mem, q, eta_gemm, eta_mem, tau
     return numpy.float64(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))
 
 
-def perf_layer_elementwise(b, s, h, d_ff, t, W_mem, q, eta_mem, tau_k, *, gated=0, seq_par=0):
+def perf_layer_elementwise(b, s, h, d_ff, t, W_mem, q, eta_mem, tau_k, gated=0, seq_par=0):
     r"""one layer's element-wise kernels: two norms, two bias-dropout-adds (with their masks) and the activation, their bytes at η_mem of the HBM bandwidth (norms and dropouts over s/t tokens under SP).
 
     perf.layer.elementwise [second] = 5*tau_k + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem)
@@ -8027,7 +8028,7 @@ def perf_tp_allreduce(b, s, h, t, q, W_tp):
     return numpy.float64(b*h*q*s*(2*t - 2)/(W_tp*t))
 
 
-def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, *, seq_par=0):
+def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, seq_par=0):
     r"""TP communication of one layer's forward per micro-batch: two all-reduces of b·s·h·q (with SP a reduce-scatter and an all-gather each), blocking; the backward has as many.
 
     perf.tp.layer [second] = 2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)
@@ -8059,7 +8060,7 @@ def perf_tp_layer(b, s, h, t, q, tau_k, W_tp, *, seq_par=0):
     return numpy.float64(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t))
 
 
-def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, *, gated=0, seq_par=0):
+def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, gated=0, seq_par=0):
     r"""TP communication of one layer's backward per micro-batch: the two input-gradient all-reduces of the column-parallel GEMMs, blocking, or (σ_TP^ovl = 1) each overlapped with that GEMM's weight-gradient computation: only what exceeds it is exposed.
 
     perf.tp.backward [second] = ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t))
@@ -8111,7 +8112,7 @@ def perf_tp_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_
     return numpy.float64(ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)))
 
 
-def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, *, gated=0, flash=0, seq_par=0):
+def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, gated=0, flash=0, seq_par=0):
     r"""one layer's forward per micro-batch on one GPU under t: GEMMs, attention core, element-wise work, TP all-reduces.
 
     perf.layer.forward [second] = flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem)
@@ -8165,7 +8166,7 @@ def perf_layer_forward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, et
     return numpy.float64(2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem))
 
 
-def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
+def perf_layer_backward(b, s, h, a, g, d_head, d_ff, t, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
     r"""one layer's backward per micro-batch: two GEMMs per forward GEMM, the attention backward, twice the element-wise bytes, the two input-gradient all-reduces (blocking or overlapped), and the forward that recompute repeats (all of it, all-reduces included, or the attention core).
 
     perf.layer.backward [second] = 5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem)
@@ -8333,7 +8334,7 @@ def perf_grad_accumulate_fp32(t, p, P, W_mem, eta_mem, grad_fp32):
     return numpy.float64(18*P*grad_fp32/(W_mem*eta_mem*p*t))
 
 
-def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
+def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
     r"""one micro-batch's forward and backward on the slowest (last) stage: its l/p layers, the logits, the p2p messages and any fp32 gradient accumulation.
 
     perf.stage.microbatch [second] = 18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem)
@@ -8415,7 +8416,7 @@ def perf_stage_microbatch(b, s, h, a, g, d_head, d_ff, l, V, t, p, v, P, X, W_me
     return numpy.float64(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(ovl_tp*(tau_k*(2*seq_par + 2) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)]) + functools.reduce(numpy.maximum, [0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem)])) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: (7/2)*tau_k + 14*a*b*d_head*s**2/(X*eta_gemm*t) + 14*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + _times(rc_full, lambda: 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem), W_mem, W_tp, X, a, b, d_ff, d_head, eta_gemm, eta_mem, flash, g, gated, h, q, s, seq_par, t, tau_k) + _times(rc_sel, lambda: (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)), W_mem, X, a, b, d_head, eta_gemm, eta_mem, flash, q, s, t, tau_k) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
 
 
-def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
+def perf_pipeline(b, s, h, a, g, d_head, d_ff, l, V, t, p, m, v, P, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, W_pp, W_intra, piped, ovl_tp, p2p_serial, p2p_grad_whole, grad_fp32, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
     r"""m micro-batches through p stages (1F1B, interleaved with v chunks): m + (p−1)/v slots of one micro-batch's stage time.
 
     perf.pipeline [second] = (m + (p - 1)/v)*(18*P*grad_fp32/(W_mem*eta_mem*p*t) + 6*V*b*h*s/(X*eta_gemm*t) + 10*V*b*q*s/(W_mem*eta_mem*t) + l*(7*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 27*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 6*a*b*d_head*h*s/(X*eta_gemm*t) + 6*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 6*b*d_ff*h*s/(X*eta_gemm*t) + 6*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + 3*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 3*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 3*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 3*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 3*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem))/p + piped*v*((p2p_serial + 1)*(2*tau_k + b*h*q*s*(p2p_grad_whole*(t - 1) + 1)/(W_pp*t) + b*h*q*s/(W_pp*t)) + b*h*q*s*(1 - p2p_grad_whole)*(t - 1)/(W_intra*t) + b*h*q*s*(t - 1)/(W_intra*t)) + 3*tau_k + 3*q*(V*b*s/t + V*h/t + b*h*s)/(W_mem*eta_mem))
@@ -8555,7 +8556,7 @@ def perf_dp_allreduce(t, p, d, P, q_w, W_intra, W_net, d_node):
     return numpy.float64(P*q_w*(2*d/d_node - 2)/(W_net*d*p*t) + P*q_w*(2*d_node - 2)/(W_intra*d_node*p*t))
 
 
-def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, *, gated=0, flash=0, seq_par=0):
+def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, gated=0, flash=0, seq_par=0):
     r"""one micro-batch's forward on one stage: the compute a prefetched all-gather hides under.
 
     perf.window.forward [second] = l*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem))/p
@@ -8611,7 +8612,7 @@ def perf_window_forward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_g
     return numpy.float64(l*(2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + _times(flash, lambda: tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t), W_mem, X, a, b, d_head, eta_gemm, eta_mem, q, s, t, tau_k) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem))/p)
 
 
-def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, *, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
+def perf_window_backward(b, s, h, a, g, d_head, d_ff, l, t, p, X, W_mem, q, eta_gemm, eta_mem, tau_k, W_tp, ovl_tp, gated=0, flash=0, seq_par=0, rc_full=0, rc_sel=0):
     r"""one micro-batch's backward on one stage: the compute bucketed gradient collectives hide under.
 
     perf.window.backward [second] = l*(5*flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t))/2 + ovl_tp*(tau_k*(2*seq_par + 2) + Max(0, -tau_k - 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem)) + Max(0, -tau_k - 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + b*h*q*s*(2*t - 2)/(W_tp*t) - q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem))) + rc_full*(flash*(tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 4*a*b*d_head*q*s/(W_mem*eta_mem*t)) + 2*tau_k*(seq_par + 1) + 9*tau_k + (1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 2*a*b*d_head*h*s/(X*eta_gemm*t) + 2*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 2*b*d_ff*h*s/(X*eta_gemm*t) + 2*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*b*h*q*s*(2*t - 2)/(W_tp*t) + q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + (b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem)) + rc_sel*(1 - flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 18*tau_k + (1 - ovl_tp)*(2*tau_k*(seq_par + 1) + 2*b*h*q*s*(2*t - 2)/(W_tp*t)) + (2 - 2*flash)*(4*tau_k + 4*a*b*d_head*s**2/(X*eta_gemm*t) + 2*a*b*q*(2*d_head*s + s**2)/(W_mem*eta_mem*t) + a*b*s**2*(4*q + 1)/(W_mem*eta_mem*t)) + 4*a*b*d_head*h*s/(X*eta_gemm*t) + 4*b*d_ff*h*s*(gated + 1)/(X*eta_gemm*t) + 4*b*d_ff*h*s/(X*eta_gemm*t) + 4*b*d_head*h*s*(a + 2*g)/(X*eta_gemm*t) + 2*q*(b*d_ff*s/t + b*h*s + d_ff*h/t)/(W_mem*eta_mem) + 2*q*(a*b*d_head*s/t + a*d_head*h/t + b*h*s)/(W_mem*eta_mem) + 2*q*(b*d_ff*s*(gated + 1)/t + b*h*s + d_ff*h*(gated + 1)/t)/(W_mem*eta_mem) + 2*q*(b*d_head*s*(a + 2*g)/t + b*h*s + d_head*h*(a + 2*g)/t)/(W_mem*eta_mem) + 2*(b*d_ff*q*s*(gated + 2)/t + b*h*s*(10*q + 2)*(-seq_par*(t - 1) + t)/t)/(W_mem*eta_mem))/p
@@ -9411,7 +9412,7 @@ def perf_op_allreduce_custom_time(n, x_msg, alpha_c, beta_c, tau_p, W_bus, tau_o
     return numpy.float64(functools.reduce(numpy.minimum, [tau_os + x_msg*(n - 1)/W_os, alpha_c + beta_c*(n - 2) + x_msg*(2*n - 2)/(W_bus*n) + 2*numpy.sqrt(tau_p)*numpy.sqrt(x_msg)*numpy.sqrt(2*n - 2)/(numpy.sqrt(W_bus)*numpy.sqrt(n))]))
 
 
-def params_ep_experts(h, E, l_moe, d_moe, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
+def params_ep_experts(h, E, l_moe, d_moe, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     r"""parameters of the routed experts: E experts of width d_moe in each of the l_moe MoE layers (0 when dense).
 
     params.ep.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))
@@ -9801,7 +9802,7 @@ def comms_zero_stage3_ep_cp_sent(t, p, d, P, q_w, e, c, P_exp):
     return numpy.float64(P_exp*q_w*(3*c*d/e - 3)/(c*d*p*t) + q_w*(P - P_exp)*(3*c*d - 3)/(c*d*p*t))
 
 
-def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
+def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, gated=0):
     r"""activations of one layer per GPU with context and tensor parallelism: s/c tokens, a flash attention core (Q, K, V, output, fp32 log-sum-exp), no s² tensor.
 
     memory.activations.layer.cp [byte] = 4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c
@@ -9839,7 +9840,7 @@ def memory_activations_layer_cp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
     return numpy.float64(4*a*b*s/(c*t) + b*s*(10*h + (d_ff*(4*gated + 4) + 4*d_head*(a + g))/t)/c)
 
 
-def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, *, gated=0):
+def memory_activations_layer_cp_sp(b, s, h, a, g, d_head, d_ff, t, c, gated=0):
     r"""activations of one layer per GPU with context, tensor and sequence parallelism (flash attention core).
 
     memory.activations.layer.cp_sp [byte] = 4*a*b*s/(c*t) + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 10*h)/(c*t)
@@ -10431,7 +10432,7 @@ def memory_int8_bytes_per_weight(d_in):
     return numpy.float64(1 + 4/d_in)
 
 
-def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=0, moe_lat=0, d_lat=0, E=None, d_moe=None):
+def params_quantized_linear(h, a, g, d_head, d_ff, l, gated=0, l_moe=0, d_sh=0, moe_lat=0, d_lat=0, E=None, d_moe=None):
     r"""the weights a quantizer converts: every projection matrix of the l layers (Q, K, V, O; dense MLPs; routed and shared experts, routers and latent projections of the l_moe MoE layers); bitsandbytes replaces their nn.Linear, while biases, norms, embeddings and the output head stay 16-bit.
 
     params.quantized.linear [parameter] = d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + l_moe*(E*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)) + E*h + 2*d_lat*h*moe_lat + d_sh*h*(gated + 2))
@@ -10477,7 +10478,7 @@ def params_quantized_linear(h, a, g, d_head, d_ff, l, *, gated=0, l_moe=0, d_sh=
     return numpy.float64(d_ff*h*(gated + 2)*(l - l_moe) + l*(2*a*d_head*h + 2*d_head*g*h) + _times(l_moe, lambda: E*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)) + E*h + 2*d_lat*h*moe_lat + d_sh*h*(gated + 2), E, d_lat, d_moe, d_sh, gated, h, moe_lat))
 
 
-def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_quantized_kept(h, a, g, d_head, d_ff, l, V, n_pos, d_emb, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the parameters that stay 16-bit when the base is quantized (Ψ_16): everything but the layers' projection matrices.
 
     params.quantized.kept [parameter] = E*b_mlp*d_lat*l_moe*moe_lat + E*b_mlp*d_moe*gated*l_moe + E*b_mlp*d_moe*l_moe - E*b_mlp*h*l_moe*moe_lat + E*b_mlp*h*l_moe + E*l_moe*router_bias + 2*N_ssm*b_conv*l_ssd*n_grp + 2*N_ssm*b_ssm*l_ssd*n_grp + 3*N_ssm*d_ssm*l_mamba + 2*N_ssm*dt_norm*l_mamba + 2*N_ssm*h*l_ssd*n_grp + 2*N_ssm*k_conv*l_ssd*n_grp - V*d_emb*tied + 2*V*d_emb + V*head_bias - a*attn_gate*b_q*d_head*l*mla + a*attn_gate*b_q*d_head*l + a*attn_gate*b_q*d_head*l_gdn*mla - a*attn_gate*b_q*d_head*l_gdn + a*attn_gate*b_q*d_head*l_lru*mla - a*attn_gate*b_q*d_head*l_lru + a*attn_gate*b_q*d_head*l_mamba*mla - a*attn_gate*b_q*d_head*l_mamba + a*attn_gate*b_q*d_head*l_noattn*mla - a*attn_gate*b_q*d_head*l_noattn + a*attn_gate*b_q*d_head*l_ssd*mla - a*attn_gate*b_q*d_head*l_ssd - a*attn_gate*d_head*h*l*mla + a*attn_gate*d_head*h*l + a*attn_gate*d_head*h*l_gdn*mla - a*attn_gate*d_head*h*l_gdn + a*attn_gate*d_head*h*l_lru*mla - a*attn_gate*d_head*h*l_lru + a*attn_gate*d_head*h*l_mamba*mla - a*attn_gate*d_head*h*l_mamba + a*attn_gate*d_head*h*l_noattn*mla - a*attn_gate*d_head*h*l_noattn + a*attn_gate*d_head*h*l_ssd*mla - a*attn_gate*d_head*h*l_ssd + a*b_k*d_head*l*x_attn - a*b_q*d_head*l*mla + a*b_q*d_head*l*x_attn + a*b_q*d_head*l + a*b_q*d_head*l_gdn*mla - a*b_q*d_head*l_gdn + a*b_q*d_head*l_lru*mla - a*b_q*d_head*l_lru + a*b_q*d_head*l_mamba*mla - a*b_q*d_head*l_mamba + a*b_q*d_head*l_noattn*mla - a*b_q*d_head*l_noattn + a*b_q*d_head*l_ssd*mla - a*b_q*d_head*l_ssd + a*b_v*d_head*l*x_attn - 2*a*d_head*h*l*mla + 4*a*d_head*h*l*x_attn + 2*a*d_head*h*l_gdn*mla - 2*a*d_head*h*l_gdn + 2*a*d_head*h*l_lru*mla - 2*a*d_head*h*l_lru + 2*a*d_head*h*l_mamba*mla - 2*a*d_head*h*l_mamba + 2*a*d_head*h*l_noattn*mla - 2*a*d_head*h*l_noattn + 2*a*d_head*h*l_ssd*mla - 2*a*d_head*h*l_ssd + a*d_head*l*qk_norm_full - a*d_head*l_gdn*qk_norm_full - a*d_head*l_lru*qk_norm_full - a*d_head*l_mamba*qk_norm_full - a*d_head*l_noattn*qk_norm_full - a*d_head*l_ssd*qk_norm_full - a*d_nope*h*l*mla*q_lora + a*d_nope*h*l*mla + a*d_nope*h*l_gdn*mla*q_lora - a*d_nope*h*l_gdn*mla + a*d_nope*h*l_lru*mla*q_lora - a*d_nope*h*l_lru*mla + a*d_nope*h*l_mamba*mla*q_lora - a*d_nope*h*l_mamba*mla + a*d_nope*h*l_noattn*mla*q_lora - a*d_nope*h*l_noattn*mla + a*d_nope*h*l_ssd*mla*q_lora - a*d_nope*h*l_ssd*mla + a*d_nope*l*mla*q_lora*r_q + a*d_nope*l*mla*r_kv - a*d_nope*l_gdn*mla*q_lora*r_q - a*d_nope*l_gdn*mla*r_kv - a*d_nope*l_lru*mla*q_lora*r_q - a*d_nope*l_lru*mla*r_kv - a*d_nope*l_mamba*mla*q_lora*r_q - a*d_nope*l_mamba*mla*r_kv - a*d_nope*l_noattn*mla*q_lora*r_q - a*d_nope*l_noattn*mla*r_kv - a*d_nope*l_ssd*mla*q_lora*r_q - a*d_nope*l_ssd*mla*r_kv - a*d_rope*h*l*mla*q_lora + a*d_rope*h*l*mla + a*d_rope*h*l_gdn*mla*q_lora - a*d_rope*h*l_gdn*mla + a*d_rope*h*l_lru*mla*q_lora - a*d_rope*h*l_lru*mla + a*d_rope*h*l_mamba*mla*q_lora - a*d_rope*h*l_mamba*mla + a*d_rope*h*l_noattn*mla*q_lora - a*d_rope*h*l_noattn*mla + a*d_rope*h*l_ssd*mla*q_lora - a*d_rope*h*l_ssd*mla + a*d_rope*l*mla*q_lora*r_q - a*d_rope*l_gdn*mla*q_lora*r_q - a*d_rope*l_lru*mla*q_lora*r_q - a*d_rope*l_mamba*mla*q_lora*r_q - a*d_rope*l_noattn*mla*q_lora*r_q - a*d_rope*l_ssd*mla*q_lora*r_q + a*d_v*h*l*mla - a*d_v*h*l_gdn*mla - a*d_v*h*l_lru*mla - a*d_v*h*l_mamba*mla - a*d_v*h*l_noattn*mla - a*d_v*h*l_ssd*mla + a*d_v*l*mla*r_kv - a*d_v*l_gdn*mla*r_kv - a*d_v*l_lru*mla*r_kv - a*d_v*l_mamba*mla*r_kv - a*d_v*l_noattn*mla*r_kv - a*d_v*l_ssd*mla*r_kv + a*l*sink - a*l_gdn*sink - a*l_lru*sink - a*l_mamba*sink - a*l_noattn*sink - a*l_ssd*sink + b_conv*d_ssm*l_mamba + b_conv*d_ssm*l_ssd - b_k*d_head*g*l*mla + b_k*d_head*g*l + b_k*d_head*g*l_gdn*mla - b_k*d_head*g*l_gdn + b_k*d_head*g*l_lru*mla - b_k*d_head*g*l_lru + b_k*d_head*g*l_mamba*mla - b_k*d_head*g*l_mamba + b_k*d_head*g*l_noattn*mla - b_k*d_head*g*l_noattn + b_k*d_head*g*l_ssd*mla - b_k*d_head*g*l_ssd + b_mlp*d_ff*gated*l - b_mlp*d_ff*gated*l_moe - b_mlp*d_ff*gated*l_nomlp + b_mlp*d_ff*l - b_mlp*d_ff*l_moe - b_mlp*d_ff*l_nomlp + b_mlp*d_lat*l_moe*moe_lat + b_mlp*h*l + b_mlp*h*l_moe*moe_lat - b_mlp*h*l_moe - b_mlp*h*l_nomlp - b_o*h*l*mla + b_o*h*l*x_attn + b_o*h*l + b_o*h*l_gdn*mla - b_o*h*l_gdn + b_o*h*l_lru*mla - b_o*h*l_lru + b_o*h*l_mamba*mla - b_o*h*l_mamba + b_o*h*l_noattn*mla - b_o*h*l_noattn + b_o*h*l_ssd*mla - b_o*h*l_ssd + 2*b_ssm*d_ssm*l_mamba + 2*b_ssm*d_ssm*l_ssd + b_ssm*h*l_mamba + b_ssm*h*l_ssd + b_ssm*l_ssd*n_ssmh - b_v*d_head*g*l*mla + b_v*d_head*g*l + b_v*d_head*g*l_gdn*mla - b_v*d_head*g*l_gdn + b_v*d_head*g*l_lru*mla - b_v*d_head*g*l_lru + b_v*d_head*g*l_mamba*mla - b_v*d_head*g*l_mamba + b_v*d_head*g*l_noattn*mla - b_v*d_head*g*l_noattn + b_v*d_head*g*l_ssd*mla - b_v*d_head*g*l_ssd + 2*d_emb*h*proj_emb - d_ff*gated*h*l_nomlp - 2*d_ff*h*l_nomlp - 2*d_head*g*h*l*mla + 2*d_head*g*h*l_gdn*mla - 2*d_head*g*h*l_gdn + 2*d_head*g*h*l_lru*mla - 2*d_head*g*h*l_lru + 2*d_head*g*h*l_mamba*mla - 2*d_head*g*h*l_mamba + 2*d_head*g*h*l_noattn*mla - 2*d_head*g*h*l_noattn + 2*d_head*g*h*l_ssd*mla - 2*d_head*g*h*l_ssd + d_head*g*l*qk_norm_full - d_head*g*l_gdn*qk_norm_full - d_head*g*l_lru*qk_norm_full - d_head*g*l_mamba*qk_norm_full - d_head*g*l_noattn*qk_norm_full - d_head*g*l_ssd*qk_norm_full + 2*d_head*l*qk_norm - 2*d_head*l_gdn*qk_norm - 2*d_head*l_lru*qk_norm - 2*d_head*l_mamba*qk_norm - 2*d_head*l_noattn*qk_norm - 2*d_head*l_ssd*qk_norm + d_idx*dsa*h*l*mla - d_idx*dsa*h*l_gdn*mla - d_idx*dsa*h*l_lru*mla - d_idx*dsa*h*l_mamba*mla - d_idx*dsa*h*l_noattn*mla - d_idx*dsa*h*l_ssd*mla + d_idx*dsa*l*mla*n_idx*r_q + 2*d_idx*dsa*l*mla - d_idx*dsa*l_gdn*mla*n_idx*r_q - 2*d_idx*dsa*l_gdn*mla - d_idx*dsa*l_lru*mla*n_idx*r_q - 2*d_idx*dsa*l_lru*mla - d_idx*dsa*l_mamba*mla*n_idx*r_q - 2*d_idx*dsa*l_mamba*mla - d_idx*dsa*l_noattn*mla*n_idx*r_q - 2*d_idx*dsa*l_noattn*mla - d_idx*dsa*l_ssd*mla*n_idx*r_q - 2*d_idx*dsa*l_ssd*mla + 2*d_kh*h*l_gdn*n_kh + 2*d_kh*k_conv*l_gdn*n_kh + 3*d_lru*h*l_lru + d_lru*k_conv*l_lru + 2*d_lru*l_lru*w_lru + 6*d_lru*l_lru + d_rope*h*l*mla - d_rope*h*l_gdn*mla - d_rope*h*l_lru*mla - d_rope*h*l_mamba*mla - d_rope*h*l_noattn*mla - d_rope*h*l_ssd*mla + 3*d_ssm*h*l_mamba + 3*d_ssm*h*l_ssd + d_ssm*k_conv*l_mamba + d_ssm*k_conv*l_ssd + 2*d_ssm*l_mamba*r_dt + 2*d_ssm*l_mamba + d_ssm*l_ssd + 3*d_vh*h*l_gdn*n_vh + d_vh*k_conv*l_gdn*n_vh + d_vh*l_gdn + dsa*h*l*mla*n_idx - dsa*h*l_gdn*mla*n_idx - dsa*h*l_lru*mla*n_idx - dsa*h*l_mamba*mla*n_idx - dsa*h*l_noattn*mla*n_idx - dsa*h*l_ssd*mla*n_idx + dt_norm*l_mamba*r_dt + emb_norm*h*norm_bias + emb_norm*h + h*l*mla*q_lora*r_q + h*l*mla*r_kv + h*l*n_norm*norm_bias + h*l*n_norm + h*l*norm_bias*x_attn + h*l*x_attn - h*l_gdn*mla*q_lora*r_q - h*l_gdn*mla*r_kv + 2*h*l_gdn*n_vh - h*l_lru*mla*q_lora*r_q - h*l_lru*mla*r_kv + h*l_lru - h*l_mamba*mla*q_lora*r_q - h*l_mamba*mla*r_kv + h*l_moe*sh_gate - h*l_noattn*mla*q_lora*r_q - h*l_noattn*mla*r_kv - h*l_ssd*mla*q_lora*r_q - h*l_ssd*mla*r_kv + h*l_ssd*n_ssmh + h*n_pos*pos_table + h*norm_bias*norm_final + h*norm_final + h*o_pos*pos_table + l*mla*q_lora*r_q + l*mla*r_kv - l_gdn*mla*q_lora*r_q - l_gdn*mla*r_kv + 2*l_gdn*n_vh - l_lru*mla*q_lora*r_q - l_lru*mla*r_kv - l_mamba*mla*q_lora*r_q - l_mamba*mla*r_kv - l_noattn*mla*q_lora*r_q - l_noattn*mla*r_kv - l_ssd*mla*q_lora*r_q - l_ssd*mla*r_kv + 3*l_ssd*n_ssmh
@@ -10745,7 +10746,7 @@ def flops_lora_adapters_forward(b, s, h, a, g, d_head, d_ff, l, r_lora, lora_q, 
     return numpy.float64(2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)))
 
 
-def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""forward FLOPs of LoRA fine-tuning: the base model's and the adapters'.
 
     flops.lora.forward [FLOP] = 2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -10923,7 +10924,7 @@ def flops_lora_forward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q,
     return numpy.float64(2*V*b*d_emb*s + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + (2*a*b*s**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s) + _times(l_lru, lambda: 6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru, b, d_lru, h, k_conv, s, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s) + _times(l_moe, lambda: 2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s))
 
 
-def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def flops_lora_backward(b, s, h, a, g, d_head, d_ff, l, V, r_lora, d_emb, lora_q, lora_k, lora_v, lora_o, lora_gate, lora_up, lora_down, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""backward FLOPs of LoRA fine-tuning: the input gradient of every frozen GEMM (no weight gradient), both gradients of QKᵀ and scores·V, and both gradients of each adapter matrix.
 
     flops.lora.backward [FLOP] = 2*V*b*d_emb*s + 2*a*b*l*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + 4*b*d_emb*h*proj_emb*s + 2*b*d_ff*h*s*(gated + 2)*(l - l_moe - l_nomlp) + 4*b*l*s*(lora_down*r_lora*(d_ff + h) + lora_gate*r_lora*(d_ff + h) + lora_k*r_lora*(d_head*g + h) + lora_o*r_lora*(a*d_head + h) + lora_q*r_lora*(a*d_head + h) + lora_up*r_lora*(d_ff + h) + lora_v*r_lora*(d_head*g + h)) + l_gdn*(2*b*d_vh*h*n_vh*s + 2*b*h*s*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s/Q_gdn)) + l_lru*(6*b*d_lru*h*s + 2*b*d_lru*k_conv*(k_conv + s - 1) + 4*b*d_lru*s*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s + 2*b*d_ssm*k_conv*(k_conv + s - 1) + 2*b*s*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s + 4*b*d_lat*h*moe_lat*s + 2*b*d_moe*s*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s + 2*b*h*s*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s/Q_ssd) + N_ssm*d_ssm*(ceiling(s/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s/Q_ssd))) + (2*a*b*s**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v)) + b*d_head*h*s*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -11223,7 +11224,7 @@ def utilization_selective_overhead(s, h, l, V):
     return numpy.float64((1/18)*s/(h*((1/12)*V/(h*l) + 1 + (1/6)*s/h)))
 
 
-def utilization_attention_per_token(s, h, l, *, causal=0):
+def utilization_attention_per_token(s, h, l, causal=0):
     r"""forward FLOPs of QKᵀ and scores·V per token: 4lhs over the full square, 2lh(s+1) over the causal triangle.
 
     utilization.attention_per_token [FLOP/token] = 2*h*l*(-causal*(s - 1) + 2*s)
@@ -12409,7 +12410,7 @@ def optimizations_export_penalty(n, P, D, X, U, pi_pen):
     return numpy.float64(6*D*P*(pi_pen + 1)/(U*X*n))
 
 
-def serving_memory_states(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, n_grp=None, d_lru=None):
+def serving_memory_states(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, n_grp=None, d_lru=None):
     r"""the recurrent layers' fixed states of b sequences, whatever their context: each mixer's convolution state at the cache's q_KV and its recurrent state in fp32.
 
     serving.memory.states [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm))
@@ -12463,7 +12464,7 @@ def serving_memory_states(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_m
     return numpy.float64(b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
 
 
-def serving_memory_kv_position(g, d_head, q_kv, *, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
+def serving_memory_kv_position(g, d_head, q_kv, mla=0, dsa=0, d_idx=0, kv_expand=0, a=None, r_kv=None, d_rope=None):
     r"""cache bytes of one position in one attention layer: a key and a value of g heads (MLA: the latent r_KV and the shared rope key) at q_KV bytes each.
 
     serving.memory.kv.position [byte] = q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
@@ -12507,7 +12508,7 @@ def serving_memory_kv_position(g, d_head, q_kv, *, mla=0, dsa=0, d_idx=0, kv_exp
     return numpy.float64(q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv)))
 
 
-def serving_decode_context(l, s_ctx, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
+def serving_decode_context(l, s_ctx, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
     r"""cached positions one sequence's decoding step reads over its attention layers: s_ctx in each of the l_attn − l_win full layers, min(s_ctx, W) in each windowed one (recurrent layers and layers without a mixer cache no position).
 
     serving.decode.context [1] = l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
@@ -12567,7 +12568,7 @@ def serving_decode_steps_in_window(W, s_in, s_out):
     return numpy.float64(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]))
 
 
-def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
+def serving_decode_context_sum(l, s_in, s_out, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
     r"""N_KV summed over a request's s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1: (s_out − 1)·s_in + s_out(s_out − 1)/2 per full layer; per windowed layer the u = min(max(W − s_in, 0), s_out − 1) steps below the window, then W each.
 
     serving.decode.context.sum [1] = l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
@@ -12607,7 +12608,7 @@ def serving_decode_context_sum(l, s_in, s_out, *, l_win=0, l_mamba=0, l_ssd=0, l
     return numpy.float64((s_in*(s_out - 1) + (1/2)*s_out*(s_out - 1))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: W*(s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) - 1) + s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, W - s_in])]), W, s_in, s_out))
 
 
-def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""cache bytes one decoding step reads: N_KV positions of each of b sequences, K and V of g heads each (MLA: the latent r_KV and the shared rope key), and the whole fixed state of every recurrent layer.
 
     serving.decode.kv_read [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))
@@ -12709,7 +12710,7 @@ def serving_decode_kv_read(b, g, d_head, l, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=
     return numpy.float64(b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv)) + _times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
 
 
-def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_kv, *, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
+def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_kv, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, W=None):
     r"""the same for an MLA model whose engine caches the up-projected per-head keys a·(d_nope + d_rope) and values a·d_v.
 
     serving.decode.kv_read.mla_expanded [byte] = a*b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v)
@@ -12759,7 +12760,7 @@ def serving_decode_kv_read_mla_expanded(b, a, l, d_rope, d_nope, d_v, s_ctx, q_k
     return numpy.float64(a*b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_nope + d_rope + d_v))
 
 
-def serving_decode_kv_written(b, g, d_head, l, q_kv, *, mla=0, dsa=0, d_idx=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_kv_written(b, g, d_head, l, q_kv, mla=0, dsa=0, d_idx=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""cache bytes one decoding step writes: the new token's K and V (or latent) in every attention layer of b sequences, and every recurrent layer's state rewritten whole.
 
     serving.decode.kv_written [byte] = b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -12965,7 +12966,7 @@ def serving_decode_flops_gdn(b, h, k_conv, n_kh, n_vh, d_kh, d_vh):
     return numpy.float64(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh))
 
 
-def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, r_dt=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None):
+def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, l_mamba=0, l_ssd=0, l_lru=0, d_ssm=None, N_ssm=None, r_dt=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None):
     r"""the recurrent mixers' one-token update in a decoding step, as FlopCounterMode counts transformers' step path: each mixer's projections of the b new tokens; the convolution over its k_conv cached inputs and the new one (causal_conv1d_update: 2 outputs of k_conv taps; RecurrentGemma's multiply-and-sum: no matmul); Mamba's and Mamba-2's state readout [d_ssm, N]×[N, 1]; the RG-LRU's two block-diagonal gates; the gated delta rule's state update and readout are elementwise (not counted).
 
     serving.decode.flops.recurrent [FLOP] = l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm))
@@ -13033,7 +13034,7 @@ def serving_decode_flops_recurrent(b, h, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, 
     return numpy.float64(l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a decoding step's GEMMs without its attention over the cache: every attention layer's projections, the recurrent mixers' one-token updates, dense MLPs, routed (k per token) and shared experts, routers and latent projections, and the logits, for b new tokens.
 
     serving.decode.flops.linear [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -13189,7 +13190,7 @@ def serving_decode_flops_linear(b, h, a, g, d_head, d_ff, l, V, d_emb, *, gated=
     return numpy.float64(2*V*b*d_emb + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh), b, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_moe, lambda: 2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, sh_gate) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""one decoding step at context s_ctx as transformers runs it with a DynamicCache (eager attention): the GEMMs, QKᵀ and scores·V over N_KV cached positions per sequence, and for MLA the up-projection of the cached latents through W_UK, W_UV again (the new token's is among the projections).
 
     serving.decode.flops [FLOP] = 2*V*b*d_emb + 2*a*b*mla*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(6*b*d_lru*h + 4*b*d_lru*w_lru) + l_mamba*(2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm)) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -13353,7 +13354,7 @@ def serving_decode_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_ctx, *, gated=
     return numpy.float64(2*V*b*d_emb + 2*a*b*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)) + 4*b*d_emb*h*proj_emb + 2*b*d_ff*h*(gated + 2)*(l - l_moe - l_nomlp) + (b*d_head*h*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh + 2*b*h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 4*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh), b, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 6*b*d_lru*h + 4*b*d_lru*w_lru, b, d_lru, h, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm + 4*b*d_ssm*k_conv + 2*b*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt) + _times(l_moe, lambda: 2*E*b*h + 4*b*d_lat*h*moe_lat + 2*b*d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, sh_gate) + _times(l_ssd, lambda: 2*N_ssm*b*d_ssm + 2*b*d_ssm*h + 2*b*h*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 4*b*k_conv*(2*N_ssm*n_grp + d_ssm), N_ssm, b, d_ssm, h, k_conv, n_grp, n_ssmh) + _times(mla, lambda: 2*a*b*r_kv*(d_nope + d_v)*(-l + l_gdn + l_lru + l_mamba + l_noattn + l_ssd + l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)), W, a, b, d_nope, d_v, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, l_win, r_kv, s_ctx))
 
 
-def serving_decode_attention_flops(b, a, d_head, N_kv, *, mla=0, r_kv=None, d_rope=None):
+def serving_decode_attention_flops(b, a, d_head, N_kv, mla=0, r_kv=None, d_rope=None):
     r"""attention FLOPs of a decoding step as a serving engine runs it: QKᵀ and scores·V over N_KV positions per sequence, 4a·d_head each; MLA with W_UK and W_UV absorbed, 2a(r_KV + d_rope) + 2a·r_KV on the latent itself.
 
     serving.decode.attention.flops [FLOP] = N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))
@@ -13411,7 +13412,7 @@ def serving_decode_experts_touched(b, E, k):
     return numpy.float64(E*(1 - (1 - k/E)**b))
 
 
-def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters one decoding step reads: all of them once (attention or a recurrent mixer, an MLP or experts, as each layer has them), but the embedding table only at the b rows looked up (the head reads the whole V×d_emb matrix, its own or the tied one) and of each MoE layer's E experts the E_hit routed to.
 
     serving.decode.params_read [parameter] = V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -13603,7 +13604,7 @@ def serving_decode_params_read(b, h, a, g, d_head, d_ff, l, V, d_emb, *, n_norm=
     return numpy.float64(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + d_emb*(V + b) + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, E_hit, b_mlp, d_lat, d_moe, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, *, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_decode_weights_read(b, h, a, g, d_head, d_ff, l, V, q_w, d_emb, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, E_hit=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""weight bytes one decoding step reads: the matrices at q_Ψ bytes per parameter, the head and the embedding rows in 16 bits (quantizers leave them so).
 
     serving.decode.weights_read [byte] = 2*d_emb*(V + b) + q_w*(V*head_bias + b*h*pos_table + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*norm_final*(norm_bias + 1) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + E_hit*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h))) + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
@@ -13817,7 +13818,7 @@ def serving_weights_int4(B_q, q_s):
     return numpy.float64(1/2 + q_s/B_q)
 
 
-def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a prefill of b prompts of s_in tokens as eager attention computes it: every GEMM at s = s_in, the full s_in² attention square in every attention layer, the recurrent mixers' forward over the prompt, the logits of the last token only (logits_to_keep = 1).
 
     serving.prefill.flops [FLOP] = 2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -13979,7 +13980,7 @@ def serving_prefill_flops(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=
     return numpy.float64(2*V*b*d_emb + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s_in))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s_in) + _times(l_lru, lambda: 6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru, b, d_lru, h, k_conv, s_in, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s_in) + _times(l_moe, lambda: 2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s_in, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s_in))
 
 
-def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, all_experts=0, l_win=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, W=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the same prefill as a causal kernel computes it: s_in(s_in + 1)/2 query-key pairs in a full attention layer, s_in·m − m(m − 1)/2 with m = min(s_in, W) in a windowed one.
 
     serving.prefill.flops.causal [FLOP] = 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*(s_in*Min(W, s_in) - (Min(W, s_in) - 1)*Min(W, s_in)/2) + s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)/2) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -14147,7 +14148,7 @@ def serving_prefill_flops_causal(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *,
     return numpy.float64(2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*((1/2)*s_in*(s_in + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win) + _times(l_win, lambda: s_in*functools.reduce(numpy.minimum, [W, s_in]) - 1/2*(functools.reduce(numpy.minimum, [W, s_in]) - 1)*functools.reduce(numpy.minimum, [W, s_in]), W, s_in)) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + _times(mla, lambda: 2*b*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q, a, d_nope, d_rope, h, r_q)), a, b, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q, s_in))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: 2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*numpy.ceil(s_in/Q_gdn), Q_gdn, b, d_kh, d_vh, h, k_conv, n_kh, n_vh, s_in) + _times(l_lru, lambda: 6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru, b, d_lru, h, k_conv, s_in, w_lru) + _times(l_mamba, lambda: 2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt)), N_ssm, b, d_ssm, h, k_conv, r_dt, s_in) + _times(l_moe, lambda: 2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate), E, all_experts, b, d_lat, d_moe, d_sh, gated, h, k, moe_lat, s_in, sh_gate) + _times(l_ssd, lambda: 2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*numpy.ceil(s_in/Q_ssd) + N_ssm*d_ssm*(numpy.ceil(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*numpy.ceil(s_in/Q_ssd)), N_ssm, Q_ssd, b, d_ssm, h, k_conv, n_grp, n_ssmh, s_in))
 
 
-def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, dsa=0, n_idx=0, d_idx=0, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, d_rope=None, d_nope=None, d_v=None, W=None):
+def serving_prefill_flops_masked(b, a, d_head, l, s_in, mla=0, dsa=0, n_idx=0, d_idx=0, l_win=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, d_rope=None, d_nope=None, d_v=None, W=None):
     r"""what eager attention computes and a causal kernel skips: the s_in(s_in − 1)/2 pairs above the diagonal of every attention layer, and in a windowed one also the (s_in − m)(s_in − m + 1)/2 below it outside the band, QKᵀ and scores·V each.
 
     serving.prefill.flops.masked [FLOP] = 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l_win*(s_in - Min(W, s_in))*(s_in - Min(W, s_in) + 1)/2 + s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)/2)
@@ -14211,7 +14212,7 @@ def serving_prefill_flops_masked(b, a, d_head, l, s_in, *, mla=0, dsa=0, n_idx=0
     return numpy.float64(2*a*b*(d_head*(2 - 2*mla) + _times(mla, lambda: d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a, a, d_idx, d_nope, d_rope, d_v, dsa, n_idx))*((1/2)*s_in*(s_in - 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_win, lambda: (1/2)*(s_in - functools.reduce(numpy.minimum, [W, s_in]))*(s_in - functools.reduce(numpy.minimum, [W, s_in]) + 1), W, s_in)))
 
 
-def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
+def serving_memory_weights(V, t, p, P, q_w, d_emb, tied=1):
     r"""weight bytes one GPU holds: the matrices at q_Ψ and the embedding and head in 16 bits, over the t·p GPUs of a replica (under expert parallelism a GPU holds whole experts instead of slices: the same bytes).
 
     serving.memory.weights [byte] = (2*V*d_emb*(2 - tied) + q_w*(P - V*d_emb*(2 - tied)))/(p*t)
@@ -14241,7 +14242,7 @@ def serving_memory_weights(V, t, p, P, q_w, d_emb, *, tied=1):
     return numpy.float64((2*V*d_emb*(2 - tied) + q_w*(P - V*d_emb*(2 - tied)))/(p*t))
 
 
-def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""cache bytes one GPU holds for b sequences of s_ctx tokens: each stage its layers, each TP rank min(t, g) of the g KV heads' share (MLA: the whole latent on every rank), and 1/t of each recurrent layer's fixed state.
 
     serving.memory.kv [byte] = b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
@@ -14347,7 +14348,7 @@ def serving_memory_kv(b, g, d_head, l, t, p, s_ctx, q_kv, *, mla=0, dsa=0, d_idx
     return numpy.float64(b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
 
 
-def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the same cache in whole blocks of n_blk tokens per sequence and attention layer (PagedAttention: vLLM's blocks of 16); the recurrent states as they are.
 
     serving.memory.kv.paged [byte] = b*n_blk*q_kv*(l_win*ceiling(Min(W, s_ctx)/n_blk) + (l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*ceiling(s_ctx/n_blk))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
@@ -14455,7 +14456,7 @@ def serving_memory_kv_paged(b, g, d_head, l, t, p, n_blk, s_ctx, q_kv, *, mla=0,
     return numpy.float64(b*n_blk*q_kv*((l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)*numpy.ceil(s_ctx/n_blk) + _times(l_win, lambda: numpy.ceil(functools.reduce(numpy.minimum, [W, s_ctx])/n_blk), W, n_blk, s_ctx))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
 
 
-def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
+def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, gated=0):
     r"""one GPU's workspace for a forward of n_chunk tokens, one layer's transients at a time: the residual and its norm (h each), the QKV output and the MLP's up (and gate) output, split over t.
 
     serving.memory.workspace [byte] = n_chunk*q*(2*h + (d_ff*(gated + 1) + d_head*(a + 2*g))/t)
@@ -14489,7 +14490,7 @@ def serving_memory_workspace(h, a, g, d_head, d_ff, t, q, n_chunk, *, gated=0):
     return numpy.float64(n_chunk*q*(2*h + (d_ff*(gated + 1) + d_head*(a + 2*g))/t))
 
 
-def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""what one GPU holds while serving: its weights, its share of the cache of b sequences at context s_ctx, the workspace.
 
     serving.memory.per_gpu [byte] = M_w + M_ws + b*q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t)
@@ -14599,7 +14600,7 @@ def serving_memory_per_gpu(b, g, d_head, l, t, p, s_ctx, q_kv, M_w, M_ws, *, mla
     return numpy.float64(M_w + M_ws + b*q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(p*t))
 
 
-def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the KV wall: the most sequences of s_ctx tokens whose cache fits beside the weights and the workspace (round down; none if the weights alone do not fit).
 
     serving.memory.max_batch [sequence] = (M_gpu - M_w - M_ws)/(q_kv*(l_win*Min(W, s_ctx) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*Min(g, t))) + (l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))
@@ -14709,7 +14710,7 @@ def serving_memory_max_batch(g, d_head, l, t, p, M_gpu, s_ctx, q_kv, M_w, M_ws, 
     return numpy.float64((M_gpu - M_w - M_ws)/(q_kv*(l_win*functools.reduce(numpy.minimum, [W, s_ctx]) + s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(p*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: 4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh), d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: d_lru*q_kv*(k_conv - 1) + 4*d_lru, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: 4*N_ssm*d_ssm + d_ssm*k_conv*q_kv, N_ssm, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: 4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm), N_ssm, d_ssm, k_conv, n_grp, q_kv))/(p*t)))
 
 
-def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_memory_max_context(b, g, d_head, l, t, p, M_gpu, q_kv, M_w, M_ws, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the longest context b sequences can reach: the full layers' cache grows with s_ctx, the windowed layers' stays at W, the recurrent states at their fixed size.
 
     serving.memory.max_context [1] = (-W*l_win + p*(mla + (1 - mla)*Min(g, t))*(M_gpu - M_w - M_ws - (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(p*t))/(b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))))/(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win)
@@ -14869,7 +14870,7 @@ def serving_time_alltoall(x_msg, e, W_tp, tau_ar):
     return numpy.float64(tau_ar*(e - 1) + x_msg*(e - 1)/(W_tp*e))
 
 
-def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, dsa=0, d_idx=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_time_decode_step(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, N_kv, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, mla=0, dsa=0, d_idx=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""one decoding step of a replica: the GEMMs' FLOPs F_fwd and the attention's at η_dec of the t GPUs' peak, the weights R_w, the cache and the recurrent states at η_HBM of their bandwidth, τ_L per layer, TP all-reduces of b·h·q bytes, p − 1 stage hops (the stages in series).
 
     serving.time.decode_step [second] = F_fwd/(X*eta_dec*t) + N_kv*b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + N_kv*b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
@@ -15041,7 +15042,7 @@ def serving_time_prefill(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, eta_pf, e
     return numpy.float64(F_fwd/(X*eta_pf*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*s_in*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q*s_in/W_pp))
 
 
-def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_time_e2e(b, h, a, g, d_head, l, t, p, X, W_mem, q, W_tp, W_pp, s_in, s_out, q_kv, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, mla=0, dsa=0, d_idx=0, l_win=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None, W=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a batch's latency to its last token: the prefill, then s_out − 1 decoding steps at contexts s_in + 1, …, s_in + s_out − 1; the step is affine in N_KV, so the sum is s_out − 1 steps at an empty cache plus the slope times Σ N_KV.
 
     serving.time.e2e [second] = T_pf + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (l_win*(W*(s_out - Min(s_out - 1, Max(0, W - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, W - s_in)) + (Min(s_out - 1, Max(0, W - s_in)) + 1)*Min(s_out - 1, Max(0, W - s_in))/2) + (s_in*(s_out - 1) + s_out*(s_out - 1)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd - l_win))*(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_idx*dsa + d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))
@@ -15503,7 +15504,7 @@ def serving_energy_per_token(n, W_gpu, R_out):
     return numpy.float64(W_gpu*n/R_out)
 
 
-def serving_time_indexer(b, g, l, t, W_mem, d_idx, s_ctx, q_kv, eta_hbm, *, mla=0, n_idx=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, X=None, eta_dec=None):
+def serving_time_indexer(b, g, l, t, W_mem, d_idx, s_ctx, q_kv, eta_hbm, mla=0, n_idx=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, X=None, eta_dec=None):
     r"""what DeepSeek sparse attention's indexer adds to a decoding step at context s_ctx: in every attention layer it reads each sequence's s_ctx cached indexer keys (d_idx each) and scores them, 2n_idx(d_idx + 1) FLOPs a position.
 
     serving.time.indexer [second] = b*s_ctx*(2*n_idx*(d_idx + 1)/(X*eta_dec*t) + d_idx*q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -15561,7 +15562,7 @@ def serving_time_indexer(b, g, l, t, W_mem, d_idx, s_ctx, q_kv, eta_hbm, *, mla=
     return numpy.float64(b*s_ctx*(_times(n_idx, lambda: 2*(d_idx + 1)/(X*eta_dec*t), X, d_idx, eta_dec, t) + d_idx*q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
 
-def serving_time_decode_step_sparse(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, *, mla=0, n_idx=0, d_idx=0, k_top=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, g=None, d_head=None, r_kv=None, d_rope=None, s_ctx=None, q_kv=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_time_decode_step_sparse(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, mla=0, n_idx=0, d_idx=0, k_top=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, g=None, d_head=None, r_kv=None, d_rope=None, s_ctx=None, q_kv=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""one decoding step of a sparse-attention model: the engine's step with the attention over the k_top positions the indexer selects in each layer (their latents only), and the indexer's own reads and scores over all s_ctx.
 
     serving.time.decode_step.sparse [second] = F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + b*s_ctx*(2*n_idx*(d_idx + 1)/(X*eta_dec*t) + d_idx*q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*Min(k_top, s_ctx)/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*Min(k_top, s_ctx)/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)
@@ -15695,7 +15696,7 @@ def serving_time_decode_step_sparse(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, eta_
     return numpy.float64(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + b*s_ctx*(_times(d_idx, lambda: q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))), W_mem, eta_hbm, g, mla, q_kv, t) + _times(n_idx, lambda: 2*(d_idx + 1)/(X*eta_dec*t), X, d_idx, eta_dec, t))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*functools.reduce(numpy.minimum, [k_top, s_ctx])/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*functools.reduce(numpy.minimum, [k_top, s_ctx])/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t))
 
 
-def serving_time_e2e_sparse(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_out, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, *, mla=0, n_idx=0, d_idx=0, k_top=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, g=None, d_head=None, r_kv=None, d_rope=None, s_in=None, q_kv=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_time_e2e_sparse(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_out, eta_dec, eta_hbm, tau_L, tau_ar, F_fwd, R_w, T_pf, mla=0, n_idx=0, d_idx=0, k_top=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, a=None, g=None, d_head=None, r_kv=None, d_rope=None, s_in=None, q_kv=None, d_ssm=None, N_ssm=None, k_conv=None, n_grp=None, d_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a sparse-attention batch's latency to its last token: the attention's share summed as windowed layers of k_top (min(s_ctx, k_top) positions at context s_ctx), and the indexer's, linear in the context, s_out − 1 times its value at the mean context s_in + s_out/2.
 
     serving.time.e2e.sparse [second] = T_pf + b*(s_in + s_out/2)*(s_out - 1)*(2*n_idx*(d_idx + 1)/(X*eta_dec*t) + d_idx*q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*Min(1, t - 1) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)))/(W_mem*eta_hbm*t)) + (b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*Min(g, t))))*(k_top*(s_out - Min(s_out - 1, Max(0, k_top - s_in)) - 1) + s_in*Min(s_out - 1, Max(0, k_top - s_in)) + (Min(s_out - 1, Max(0, k_top - s_in)) + 1)*Min(s_out - 1, Max(0, k_top - s_in))/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -15833,7 +15834,7 @@ def serving_time_e2e_sparse(b, h, l, t, p, X, W_mem, q, W_tp, W_pp, s_out, eta_d
     return numpy.float64(T_pf + b*(s_in + (1/2)*s_out)*(s_out - 1)*(_times(d_idx, lambda: q_kv/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))), W_mem, eta_hbm, g, mla, q_kv, t) + _times(n_idx, lambda: 2*(d_idx + 1)/(X*eta_dec*t), X, d_idx, eta_dec, t))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (s_out - 1)*(F_fwd/(X*eta_dec*t) + R_w/(W_mem*eta_hbm*t) + l*tau_L + 2*l*(tau_ar*functools.reduce(numpy.minimum, [1, t - 1]) + b*h*q*(2*t - 2)/(W_tp*t)) + (p - 1)*(tau_ar + b*h*q/W_pp) + (_times(l_gdn, lambda: b*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)), b, d_kh, d_vh, k_conv, n_kh, n_vh, q_kv) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))/(W_mem*eta_hbm*t)) + (b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))/(X*eta_dec*t) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))/(W_mem*eta_hbm*(mla + (1 - mla)*functools.reduce(numpy.minimum, [g, t]))))*(s_in*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, k_top - s_in])]) + (1/2)*(functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, k_top - s_in])]) + 1)*functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, k_top - s_in])]) + _times(k_top, lambda: s_out - functools.reduce(numpy.minimum, [s_out - 1, functools.reduce(numpy.maximum, [0, k_top - s_in])]) - 1, k_top, s_in, s_out))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))
 
 
-def serving_decode_kv_read_sparse(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, *, mla=0, d_idx=0, k_top=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_noattn=0, a=None, g=None, d_head=None, l=None, r_kv=None, d_rope=None, s_ctx=None, d_ssm=None, N_ssm=None, n_grp=None, d_lru=None):
+def serving_decode_kv_read_sparse(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh, mla=0, d_idx=0, k_top=0, kv_expand=0, l_mamba=0, l_ssd=0, l_lru=0, l_noattn=0, a=None, g=None, d_head=None, l=None, r_kv=None, d_rope=None, s_ctx=None, d_ssm=None, N_ssm=None, n_grp=None, d_lru=None):
     r"""cache bytes a sparse-attention decoding step reads: the latents of the min(s_ctx, k_top) selected positions in each attention layer, and every cached indexer key.
 
     serving.decode.kv_read.sparse [byte] = b*d_idx*q_kv*s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*l_lru*(d_lru*q_kv*(k_conv - 1) + 4*d_lru) + b*l_mamba*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv) + b*l_ssd*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*Min(k_top, s_ctx)
@@ -15927,7 +15928,7 @@ def serving_decode_kv_read_sparse(b, q_kv, l_gdn, k_conv, n_kh, n_vh, d_kh, d_vh
     return numpy.float64(b*l_gdn*(4*d_kh*d_vh*n_vh + k_conv*q_kv*(2*d_kh*n_kh + d_vh*n_vh)) + b*q_kv*(d_head*(2 - 2*mla)*(g + kv_expand*(a - g)) + mla*(d_rope + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*functools.reduce(numpy.minimum, [k_top, s_ctx]) + _times(d_idx, lambda: b*q_kv*s_ctx*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd), b, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, q_kv, s_ctx) + _times(l_lru, lambda: b*(d_lru*q_kv*(k_conv - 1) + 4*d_lru), b, d_lru, k_conv, q_kv) + _times(l_mamba, lambda: b*(4*N_ssm*d_ssm + d_ssm*k_conv*q_kv), N_ssm, b, d_ssm, k_conv, q_kv) + _times(l_ssd, lambda: b*(4*N_ssm*d_ssm + k_conv*q_kv*(2*N_ssm*n_grp + d_ssm)), N_ssm, b, d_ssm, k_conv, n_grp, q_kv))
 
 
-def serving_decode_attention_flops_sparse(b, a, d_head, l, k_top, s_ctx, *, mla=0, n_idx=0, d_idx=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None):
+def serving_decode_attention_flops_sparse(b, a, d_head, l, k_top, s_ctx, mla=0, n_idx=0, d_idx=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, r_kv=None, d_rope=None):
     r"""a sparse-attention decoding step's attention FLOPs: absorbed MLA over the selected min(s_ctx, k_top) positions, the indexer's scores over all s_ctx.
 
     serving.decode.attention.flops.sparse [FLOP] = 2*b*n_idx*s_ctx*(d_idx + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*Min(k_top, s_ctx)
@@ -15981,7 +15982,7 @@ def serving_decode_attention_flops_sparse(b, a, d_head, l, k_top, s_ctx, *, mla=
     return numpy.float64(b*(2*a*d_head*(2 - 2*mla) + 2*a*mla*(d_rope + 2*r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)*functools.reduce(numpy.minimum, [k_top, s_ctx]) + _times(n_idx, lambda: 2*b*s_ctx*(d_idx + 1)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd), b, d_idx, l, l_gdn, l_lru, l_mamba, l_noattn, l_ssd, s_ctx))
 
 
-def serving_prefill_flops_sparse(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, *, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, k_top=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def serving_prefill_flops_sparse(b, h, a, g, d_head, d_ff, l, V, d_emb, s_in, gated=0, proj_emb=0, mla=0, q_lora=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, k_top=0, d_lat=0, sh_gate=0, all_experts=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, Q_ssd=256, Q_gdn=64, E=None, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""a sparse-attention prefill: query i attends its min(i, k_top) selected keys (the causal count of a window of k_top) while the indexer scores all i, so the indexer's pairs beyond the selection are added back.
 
     serving.prefill.flops.sparse [FLOP] = 2*V*b*d_emb - 2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 2*a*b*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a))*(s_in*Min(k_top, s_in) - (Min(k_top, s_in) - 1)*Min(k_top, s_in)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + 4*b*d_emb*h*proj_emb*s_in + 2*b*d_ff*h*s_in*(gated + 2)*(l - l_moe - l_nomlp) + 2*b*n_idx*(d_idx + 1)*(s_in*(s_in + 1)/2 - s_in*Min(k_top, s_in) + (Min(k_top, s_in) - 1)*Min(k_top, s_in)/2)*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + l_gdn*(2*b*d_vh*h*n_vh*s_in + 2*b*h*s_in*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + 2*b*k_conv*(2*d_kh*n_kh + d_vh*n_vh)*(k_conv + s_in - 1) + 2*b*n_vh*(2*Q_gdn**2*d_kh + Q_gdn**2*d_vh + 3*Q_gdn*d_kh*d_vh)*ceiling(s_in/Q_gdn)) + l_lru*(6*b*d_lru*h*s_in + 2*b*d_lru*k_conv*(k_conv + s_in - 1) + 4*b*d_lru*s_in*w_lru) + l_mamba*(2*N_ssm*b*d_ssm*s_in + 2*b*d_ssm*k_conv*(k_conv + s_in - 1) + 2*b*s_in*(3*d_ssm*h + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt))) + l_moe*(2*E*b*h*s_in + 4*b*d_lat*h*moe_lat*s_in + 2*b*d_moe*s_in*(gated + 2)*(h + moe_lat*(d_lat - h))*(all_experts*(E - k) + k) + 2*b*s_in*(d_sh*h*(gated + 2) + h*sh_gate)) + l_ssd*(2*b*d_ssm*h*s_in + 2*b*h*s_in*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh) + 2*b*k_conv*(2*N_ssm*n_grp + d_ssm)*(k_conv + s_in - 1) + 2*b*(2*N_ssm*Q_ssd*d_ssm*ceiling(s_in/Q_ssd) + N_ssm*d_ssm*(ceiling(s_in/Q_ssd) + 1)**2 + Q_ssd**2*(N_ssm*n_ssmh + d_ssm)*ceiling(s_in/Q_ssd))) + (2*a*b*s_in**2*(d_head*(2 - 2*mla) + mla*(d_nope + d_rope + d_v + dsa*n_idx*(d_idx + 1)/a)) + b*d_head*h*s_in*(2 - 2*mla)*(a*(attn_gate + 2) + 2*g) + 2*b*mla*s_in*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -16331,7 +16332,7 @@ def memory_ddp_buckets_fp32(P):
     return numpy.float64(4*P)
 
 
-def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, mla=0, q_lora=0, dsa=0, n_idx=0, d_idx=0, attn_gate=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""autocast's bf16 copies of every nn.Linear weight of a dense model: the l layers' attention and MLP and the head (the embedding's and the norms' not), each saved for its layer's backward.
 
     memory.amp.weight_casts [byte] = 2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))
@@ -16409,7 +16410,7 @@ def memory_amp_weight_casts(h, a, g, d_head, d_ff, l, V, d_emb, *, gated=0, b_q=
     return numpy.float64(2*V*d_emb + 2*l*(b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q)))
 
 
-def params_decoder_attention_whole(h, *, b_o=1, mla=0, q_lora=0, qk_norm=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
+def params_decoder_attention_whole(h, b_o=1, mla=0, q_lora=0, qk_norm=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
     r"""what tensor parallelism keeps whole of one attention block: the row-parallel output projection's bias, the q and k norms of d_head, MLA's down projections and latent norms.
 
     params.decoder.attention.whole [parameter] = b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv)
@@ -16451,7 +16452,7 @@ def params_decoder_attention_whole(h, *, b_o=1, mla=0, q_lora=0, qk_norm=0, d_he
     return numpy.float64(b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))
 
 
-def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
+def params_decoder_replicated(h, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
     r"""the parameters of a dense layer that tensor parallelism keeps whole on every rank: norms, the row-parallel biases of the output projection and fc2, q/k norms, MLA's down projections and latent norms, a cross-attention's output bias and norm.
 
     params.decoder.replicated [parameter] = b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
@@ -16501,7 +16502,7 @@ def params_decoder_replicated(h, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0
     return numpy.float64(b_mlp*h + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias))
 
 
-def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, moe_lat=0, sh_gate=0, router_bias=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
+def params_decoder_replicated_moe(h, E, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, moe_lat=0, sh_gate=0, router_bias=0, x_attn=0, d_head=None, r_q=None, r_kv=None, d_rope=None):
     r"""the parameters of a MoE layer kept whole on every TP rank: norms, the output projection's bias, q/k norms, MLA's down projections, a cross-attention's output bias and norm, the router, the shared-expert gate and a latent MoE's fc2_latent_proj bias (its two projections split like an MLP's).
 
     params.decoder.replicated.moe [parameter] = E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1))
@@ -16559,7 +16560,7 @@ def params_decoder_replicated_moe(h, E, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1
     return numpy.float64(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + h*n_norm*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias))
 
 
-def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_ssm=0, b_conv=0, dt_norm=0, h=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None):
+def params_recurrent_replicated(l_gdn, d_vh, l_mamba=0, l_ssd=0, l_lru=0, b_ssm=0, b_conv=0, dt_norm=0, h=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None):
     r"""the parameters of a model's recurrent mixers that tensor parallelism keeps whole on every rank: a Mamba-2 out_proj's bias, the gated delta-net's output norm of one head (d_V, shared by the heads); Mamba (S6) and RG-LRU mixers whole (no framework splits them).
 
     params.recurrent.replicated [parameter] = b_ssm*h*l_ssd + d_vh*l_gdn + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt))
@@ -16621,7 +16622,7 @@ def params_recurrent_replicated(l_gdn, d_vh, *, l_mamba=0, l_ssd=0, l_lru=0, b_s
     return numpy.float64(b_ssm*h*l_ssd + d_vh*l_gdn + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt))
 
 
-def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""the parameters of the l layers but their routed experts: attention or a recurrent mixer, norms, dense MLPs, and in the MoE layers the router and the shared experts (what params.decoder.total counts in its layers, E·Ψ_expert aside).
 
     params.decoder.layers.unrouted [parameter] = l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -16789,7 +16790,7 @@ def params_decoder_layers_unrouted(h, a, g, d_head, d_ff, l, *, n_norm=2, gated=
     return numpy.float64(l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))
 
 
-def params_stage_whole(h, l, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, l_moe=0, moe_lat=0, sh_gate=0, router_bias=0, x_attn=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, d_head=None, E=None, r_q=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None, d_vh=None):
+def params_stage_whole(h, l, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, l_moe=0, moe_lat=0, sh_gate=0, router_bias=0, x_attn=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, d_head=None, E=None, r_q=None, r_kv=None, d_rope=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, d_lru=None, w_lru=None, d_vh=None):
     r"""what tensor parallelism keeps whole on every rank of the l layers: norms, the output and MLP-down biases, latent projections, q/k norms, routers and shared-expert gates, the recurrent mixers' unsplit parts.
 
     params.stage.whole [parameter] = b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd)
@@ -16901,7 +16902,7 @@ def params_stage_whole(h, l, *, n_norm=2, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_
     return numpy.float64(b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate))
 
 
-def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters of a stage's l/p layers one GPU holds, the routed experts aside: their projections 1/t, what TP replicates whole.
 
     params.stage.layers [parameter] = (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
@@ -17073,7 +17074,7 @@ def params_stage_layers(h, a, g, d_head, d_ff, l, t, p, *, n_norm=2, gated=0, b_
     return numpy.float64((b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
 
 
-def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
+def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     r"""routed-expert parameters of a stage's l/p layers one GPU holds: l_moe/p MoE layers' E experts over t_E·e ranks.
 
     params.stage.layers.experts [parameter] = E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*p*t_e)
@@ -17113,7 +17114,7 @@ def params_stage_layers_experts(h, E, p, e, l_moe, d_moe, t_e, *, gated=0, b_mlp
     return numpy.float64(E*l_moe*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*p*t_e))
 
 
-def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, o_pos=0, n_norm=2, pos_table=1, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, emb_norm=0, tied=1, head_bias=0, proj_emb=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters one GPU of the first pipeline stage holds, the routed experts aside: l/p layers (their projections 1/t, what TP replicates whole), the token embedding's 1/t and the position table; at p = 1 also the head, the final norm and the MTP modules.
 
     params.stage.first [parameter] = V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
@@ -17309,7 +17310,7 @@ def params_stage_first(h, a, g, d_head, d_ff, l, V, t, p, n_pos, d_emb, piped, *
     return numpy.float64(V*d_emb/t + 2*d_emb*h*proj_emb + emb_norm*h*(norm_bias + 1) + h*pos_table*(n_pos + o_pos) + (1 - piped)*(h*norm_final*(norm_bias + 1) + _times(n_mtp, lambda: E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: -h*(d_rope + r_kv) - q_lora*(h*r_q + r_q) - r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: -b_o*h - h*(norm_bias + 1), b_o, h, norm_bias) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))/t, E, a, attn_gate, b_k, b_mlp, b_o, b_q, b_v, d_head, d_idx, d_lat, d_nope, d_rope, d_sh, d_v, dsa, g, gated, h, mla, moe_lat, n_idx, n_norm, norm_bias, q_lora, qk_norm, qk_norm_full, r_kv, r_q, router_bias, sh_gate, sink, t, x_attn) + (V*d_emb*(1 - tied) + V*head_bias)/t) + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
 
 
-def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, tied=1, head_bias=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
+def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, n_norm=2, gated=0, b_q=1, b_k=1, b_v=1, b_o=1, b_mlp=1, norm_bias=1, norm_final=1, tied=1, head_bias=0, mla=0, q_lora=0, qk_norm=0, qk_norm_full=0, sink=0, l_moe=0, d_sh=0, moe_lat=0, dsa=0, n_idx=0, d_idx=0, d_lat=0, sh_gate=0, router_bias=0, n_mtp=0, x_attn=0, attn_gate=0, l_mamba=0, l_ssd=0, l_lru=0, l_gdn=0, l_noattn=0, l_nomlp=0, b_ssm=0, b_conv=0, dt_norm=0, E=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_ssm=None, N_ssm=None, r_dt=None, k_conv=None, n_ssmh=None, n_grp=None, d_lru=None, w_lru=None, n_kh=None, n_vh=None, d_kh=None, d_vh=None):
     r"""parameters one GPU of the last pipeline stage (p > 1) holds, the routed experts aside: l/p layers, the head's 1/t (tied: Megatron Core's copy of the embedding), the final norm and the MTP modules with their own embedding's 1/t.
 
     params.stage.last [parameter] = V*d_emb*n_mtp*(1 - tied)/t + h*norm_final*(norm_bias + 1) + n_mtp*(E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + x_attn*(b_o*h + h*(norm_bias + 1)) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) - mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h) - x_attn*(b_o*h + h*(norm_bias + 1)) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1)) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))/t) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l_lru*(3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h) + l_mamba*(N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt)) + l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + x_attn*(b_o*h + h*(norm_bias + 1))) + l*(h*n_norm*(norm_bias + 1) + x_attn*(4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1))) + l_gdn*(d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh) - l_moe*(E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate)) + l_moe*(E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + moe_lat*(b_mlp*(d_lat + h) + 2*d_lat*h)) + l_ssd*(b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + mla*(h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + dsa*(d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx) + h*(d_rope + r_kv) + q_lora*(a*r_q*(d_nope + d_rope) + h*r_q + r_q) + r_kv) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd))/t)/p
@@ -17493,7 +17494,7 @@ def params_stage_last(h, a, g, d_head, d_ff, l, V, t, p, d_emb, *, n_norm=2, gat
     return numpy.float64(h*norm_final*(norm_bias + 1) + _times(n_mtp, lambda: V*d_emb*(1 - tied)/t, V, d_emb, t, tied) + _times(n_mtp, lambda: E*h + E*router_bias + b_o*h*(1 - mla) + 2*d_head*qk_norm + 2*h**2/t + h*n_norm*(norm_bias + 1) + 3*h*(norm_bias + 1) + h*(b_mlp*moe_lat + sh_gate) + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias) + (a*sink - b_o*h*(1 - mla) + d_head*qk_norm_full*(a + g) + d_sh*h*(gated + 2) + h*sh_gate - h*(b_mlp*moe_lat + sh_gate) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: -h*(d_rope + r_kv) - q_lora*(h*r_q + r_q) - r_kv, d_rope, h, q_lora, r_kv, r_q) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q) + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h) + _times(x_attn, lambda: -b_o*h - h*(norm_bias + 1), b_o, h, norm_bias) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias))/t, E, a, attn_gate, b_k, b_mlp, b_o, b_q, b_v, d_head, d_idx, d_lat, d_nope, d_rope, d_sh, d_v, dsa, g, gated, h, mla, moe_lat, n_idx, n_norm, norm_bias, q_lora, qk_norm, qk_norm_full, r_kv, r_q, router_bias, sh_gate, sink, t, x_attn) + (V*d_emb*tied + V*d_emb*(1 - tied) + V*head_bias)/t + (b_mlp*h*(l - l_moe - l_nomlp) + b_ssm*h*l_ssd + d_vh*l_gdn + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_lru, lambda: 3*d_lru*h + d_lru*k_conv + 2*d_lru*w_lru + 6*d_lru + h, d_lru, h, k_conv, w_lru) + _times(l_mamba, lambda: N_ssm*d_ssm + b_conv*d_ssm + 2*b_ssm*d_ssm + b_ssm*h + 3*d_ssm*h + d_ssm*k_conv + d_ssm*r_dt + d_ssm*(2*N_ssm + r_dt) + 2*d_ssm + dt_norm*(2*N_ssm + r_dt), N_ssm, b_conv, b_ssm, d_ssm, dt_norm, h, k_conv, r_dt) + _times(l_moe, lambda: E*h + E*router_bias + h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + (-b_mlp*h*(l - l_moe - l_nomlp) - b_ssm*h*l_ssd - d_vh*l_gdn - l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: b_o*h + h*(norm_bias + 1), b_o, h, norm_bias)) + l*(h*n_norm*(norm_bias + 1) + _times(x_attn, lambda: 4*a*d_head*h + a*d_head*(b_k + b_q + b_v) + b_o*h + h*(norm_bias + 1), a, b_k, b_o, b_q, b_v, d_head, h, norm_bias)) + (b_mlp*(d_ff*(gated + 1) + h) + d_ff*h*(gated + 2))*(l - l_moe - l_nomlp) - (b_o*h*(1 - mla) + 2*d_head*qk_norm + _times(mla, lambda: h*(d_rope + r_kv) + q_lora*(h*r_q + r_q) + r_kv, d_rope, h, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + (a*sink + 2*d_head*qk_norm + d_head*qk_norm_full*(a + g) + (1 - mla)*(a*d_head*h + b_o*h + 2*d_head*g*h + d_head*g*(b_k + b_v) + (attn_gate + 1)*(a*b_q*d_head + a*d_head*h)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + a*r_kv*(d_nope + d_v) + h*(d_rope + r_kv) + r_kv + _times(dsa, lambda: d_idx*h + d_idx*n_idx*r_q + 2*d_idx + h*n_idx, d_idx, h, n_idx, r_q) + _times(q_lora, lambda: a*r_q*(d_nope + d_rope) + h*r_q + r_q, a, d_nope, d_rope, h, r_q), a, d_idx, d_nope, d_rope, d_v, dsa, h, n_idx, q_lora, r_kv, r_q))*(l - l_gdn - l_lru - l_mamba - l_noattn - l_ssd) + _times(l_gdn, lambda: d_vh*h*n_vh + d_vh + h*(2*d_kh*n_kh + 2*d_vh*n_vh + 2*n_vh) + k_conv*(2*d_kh*n_kh + d_vh*n_vh) + 2*n_vh, d_kh, d_vh, h, k_conv, n_kh, n_vh) + _times(l_moe, lambda: -E*h - E*router_bias - h*(b_mlp*moe_lat + sh_gate), E, b_mlp, h, moe_lat, router_bias, sh_gate) + _times(l_moe, lambda: E*h + E*router_bias + d_sh*h*(gated + 2) + h*sh_gate + _times(moe_lat, lambda: b_mlp*(d_lat + h) + 2*d_lat*h, b_mlp, d_lat, h), E, b_mlp, d_lat, d_sh, gated, h, moe_lat, router_bias, sh_gate) + _times(l_ssd, lambda: b_conv*(2*N_ssm*n_grp + d_ssm) + d_ssm + h*(b_ssm + d_ssm) + k_conv*(2*N_ssm*n_grp + d_ssm) + 3*n_ssmh + (b_ssm + h)*(2*N_ssm*n_grp + 2*d_ssm + n_ssmh), N_ssm, b_conv, b_ssm, d_ssm, h, k_conv, n_grp, n_ssmh))/t)/p)
 
 
-def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
+def params_stage_mtp_experts(h, E, e, d_moe, n_mtp, t_e, gated=0, b_mlp=1, moe_lat=0, d_lat=0):
     r"""routed-expert parameters of the MTP modules one GPU of the last stage holds (the only stage at p = 1): n_MTP MoE layers' E experts over t_E·e ranks.
 
     params.stage.mtp.experts [parameter] = E*n_mtp*(b_mlp*(d_moe*(gated + 1) + h + moe_lat*(d_lat - h)) + d_moe*(gated + 2)*(h + moe_lat*(d_lat - h)))/(e*t_e)
@@ -17587,7 +17588,7 @@ def memory_activations_logits_sp(b, s, h, V, t):
     return numpy.float64(b*s*(4*V/t + 4*h/t + 9))
 
 
-def memory_activations_embedding(b, s, h, *, drop=1):
+def memory_activations_embedding(b, s, h, drop=1):
     r"""activations of the token embedding on the first stage, one micro-batch: the int64 token ids the lookup keeps, and with dropout its 1-byte mask.
 
     memory.activations.embedding [byte] = b*s*(drop*h + 8)
@@ -17611,7 +17612,7 @@ def memory_activations_embedding(b, s, h, *, drop=1):
     return numpy.float64(b*s*(drop*h + 8))
 
 
-def memory_activations_embedding_sp(b, s, h, t, *, drop=1):
+def memory_activations_embedding_sp(b, s, h, t, drop=1):
     r"""the token embedding with sequence parallelism: the ids whole, the dropout mask on the rank's s/t tokens.
 
     memory.activations.embedding_sp [byte] = b*s*(drop*h/t + 8)
@@ -17639,7 +17640,7 @@ def memory_activations_embedding_sp(b, s, h, t, *, drop=1):
     return numpy.float64(b*s*(drop*h/t + 8))
 
 
-def memory_activations_layer_transformers_eager(b, s, h, a, d_head, d_ff, *, gated=0):
+def memory_activations_layer_transformers_eager(b, s, h, a, d_head, d_ff, gated=0):
     r"""activations of one transformers Llama-family layer in bf16, eager attention.
 
     memory.activations.layer.transformers.eager [byte] = 6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + 16*h)
@@ -17671,7 +17672,7 @@ def memory_activations_layer_transformers_eager(b, s, h, a, d_head, d_ff, *, gat
     return numpy.float64(6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + 16*h))
 
 
-def memory_activations_layer_transformers_sdpa(b, s, h, a, g, d_head, d_ff, *, gated=0):
+def memory_activations_layer_transformers_sdpa(b, s, h, a, g, d_head, d_ff, gated=0):
     r"""activations of one transformers Llama-family layer in bf16, sdpa (flash) attention.
 
     memory.activations.layer.transformers.sdpa [byte] = 4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 16*h)
@@ -17705,7 +17706,7 @@ def memory_activations_layer_transformers_sdpa(b, s, h, a, g, d_head, d_ff, *, g
     return numpy.float64(4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + 16*h))
 
 
-def memory_activations_layer_amp_eager(b, s, h, a, d_head, d_ff, *, gated=0):
+def memory_activations_layer_amp_eager(b, s, h, a, d_head, d_ff, gated=0):
     r"""activations of one transformers Llama-family layer under bf16 autocast, eager attention.
 
     memory.activations.layer.amp.eager [byte] = 6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + h*(2*gated + 8) + 16*h)
@@ -17737,7 +17738,7 @@ def memory_activations_layer_amp_eager(b, s, h, a, d_head, d_ff, *, gated=0):
     return numpy.float64(6*a*b*s**2 + b*s*(8*a*d_head + d_ff*(4*gated + 4) + h*(2*gated + 8) + 16*h))
 
 
-def memory_activations_layer_amp_sdpa(b, s, h, a, g, d_head, d_ff, *, gated=0):
+def memory_activations_layer_amp_sdpa(b, s, h, a, g, d_head, d_ff, gated=0):
     r"""activations of one transformers Llama-family layer under bf16 autocast, sdpa (flash) attention.
 
     memory.activations.layer.amp.sdpa [byte] = 4*a*b*s + b*s*(d_ff*(4*gated + 4) + 4*d_head*(a + g) + h*(2*gated + 8) + 16*h)
@@ -17847,7 +17848,7 @@ def memory_activations_logits_amp(b, s, h, V):
     return numpy.float64(b*s*(4*V + 10*h + 8))
 
 
-def peers_megatron_attention(h, a, g, d_head, *, norm_bias=1, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def peers_megatron_attention(h, a, g, d_head, norm_bias=1, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""Megatron-LM's estimator: one layer's attention parameters, 2h·d_head·(a + g) (its 2h²(1 + g/a)), or MLA's from its ranks with their norms.
 
     peers.megatron.attention [parameter] = d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))
@@ -17897,7 +17898,7 @@ def peers_megatron_attention(h, a, g, d_head, *, norm_bias=1, mla=0, q_lora=0, r
     return numpy.float64(d_head*h*(2 - 2*mla)*(a + g) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q))
 
 
-def peers_megatron_params_sharded(h, a, g, d_head, d_ff, l, V, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, piped=None):
+def peers_megatron_params_sharded(h, a, g, d_head, d_ff, l, V, p, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, piped=None):
     r"""Megatron-LM's estimator: the parameters its most loaded shard splits over the t TP ranks: l/p layers' attention and dense MLPs (shared experts in MoE layers), one MTP block, the embedding, at p = 1 an untied head.
 
     peers.megatron.params.sharded [parameter] = V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p
@@ -17969,7 +17970,7 @@ def peers_megatron_params_sharded(h, a, g, d_head, d_ff, l, V, p, *, gated=0, no
     return numpy.float64(V*h*(1 - piped)*(1 - tied) + V*h + _times(n_mtp, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q) + ((l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q)) + _times(l_moe, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q))/p)
 
 
-def peers_megatron_params_replicated(h, l, p, *, norm_bias=1, l_moe=0, sh_gate=0, n_mtp=0, E=None):
+def peers_megatron_params_replicated(h, l, p, norm_bias=1, l_moe=0, sh_gate=0, n_mtp=0, E=None):
     r"""Megatron-LM's estimator: the parameters every TP rank of its most loaded shard holds whole: the layers' norms and routers, 1/p of the final norm, the MTP block's norms and router.
 
     peers.megatron.params.replicated [parameter] = n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p
@@ -18003,7 +18004,7 @@ def peers_megatron_params_replicated(h, l, p, *, norm_bias=1, l_moe=0, sh_gate=0
     return numpy.float64(_times(n_mtp, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate) + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + _times(l_moe, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate))/p)
 
 
-def peers_megatron_params_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, l_moe=0, p=None):
+def peers_megatron_params_experts(h, E, e, d_moe, n_mtp, t_e, gated=0, l_moe=0, p=None):
     r"""Megatron-LM's estimator: the routed experts of its most loaded shard, over t_E·e ranks.
 
     peers.megatron.params.experts [parameter] = (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
@@ -18039,7 +18040,7 @@ def peers_megatron_params_experts(h, E, e, d_moe, n_mtp, t_e, *, gated=0, l_moe=
     return numpy.float64((E*d_moe*h*n_mtp*(gated + 2) + _times(l_moe, lambda: E*d_moe*h*(gated + 2)/p, E, d_moe, gated, h, p))/(e*t_e))
 
 
-def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
+def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
     r"""Megatron-LM's estimator: the parameters of the most loaded shard (the first stage: l/p layers, one MTP block, the embedding; at p = 1 an untied head too).
 
     peers.megatron.params [parameter] = n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + (E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
@@ -18133,7 +18134,7 @@ def peers_megatron_params(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bi
     return numpy.float64(_times(n_mtp, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate) + (V*h*(1 - piped)*(1 - tied) + V*h + _times(n_mtp, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q) + ((l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q)) + _times(l_moe, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + _times(l_moe, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate))/p + (E*d_moe*h*n_mtp*(gated + 2) + _times(l_moe, lambda: E*d_moe*h*(gated + 2)/p, E, d_moe, gated, h, p))/(e*t_e))
 
 
-def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
+def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
     r"""Megatron-LM's estimator: weight and optimizer memory of the most loaded shard without the distributed optimizer, 18 bytes per parameter (bf16 weight, fp32 main gradient, fp32 master weight, Adam's m and v).
 
     peers.megatron.states [byte] = 18*n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p + 18*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
@@ -18227,7 +18228,7 @@ def peers_megatron_states(h, a, g, d_head, d_ff, l, V, t, p, *, gated=0, norm_bi
     return numpy.float64(_times(n_mtp, lambda: 18*E*h + 18*h*sh_gate + 36*h*(norm_bias + 1), E, h, norm_bias, sh_gate) + 18*(V*h*(1 - piped)*(1 - tied) + V*h + _times(n_mtp, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q) + ((l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q)) + _times(l_moe, lambda: d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + norm_bias + 1), a, d_nope, d_rope, h, norm_bias, r_q), a, d_nope, d_rope, d_v, h, norm_bias, q_lora, r_kv, r_q), a, d_head, d_nope, d_rope, d_sh, d_v, g, gated, h, mla, norm_bias, q_lora, r_kv, r_q))/p)/t + 18*(2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + _times(l_moe, lambda: E*h + h*sh_gate + 2*h*(norm_bias + 1), E, h, norm_bias, sh_gate))/p + 18*(E*d_moe*h*n_mtp*(gated + 2) + _times(l_moe, lambda: E*d_moe*h*(gated + 2)/p, E, d_moe, gated, h, p))/(e*t_e))
 
 
-def peers_megatron_states_distributed_optimizer(h, a, g, d_head, d_ff, l, V, t, p, d, *, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
+def peers_megatron_states_distributed_optimizer(h, a, g, d_head, d_ff, l, V, t, p, d, gated=0, norm_bias=1, tied=1, mla=0, q_lora=0, l_moe=0, d_sh=0, sh_gate=0, n_mtp=0, E=None, e=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None, piped=None, t_e=None):
     r"""Megatron-LM's estimator with --use-distributed-optimizer: 6 + 12/d bytes per parameter, the experts' over their t·d/(t_E·e) expert-data-parallel replicas.
 
     peers.megatron.states.distributed_optimizer [byte] = (6 + 12/d)*(n_mtp*(E*h + h*sh_gate + 2*h*(norm_bias + 1)) + (V*h*(1 - piped)*(1 - tied) + V*h + n_mtp*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l_moe*(d_head*h*(2 - 2*mla)*(a + g) + d_sh*h*(gated + 2) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))) + (l - l_moe)*(d_ff*h*(gated + 2) + d_head*h*(2 - 2*mla)*(a + g) + mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + norm_bias + 1) + r_kv*(a*(d_nope + d_v) + h + norm_bias + 1))))/p)/t + (2*h*(l - l_moe)*(norm_bias + 1) + h*(norm_bias + 1) + l_moe*(E*h + h*sh_gate + 2*h*(norm_bias + 1)))/p) + (6 + 12*e*t_e/(d*t))*(E*d_moe*h*l_moe*(gated + 2)/p + E*d_moe*h*n_mtp*(gated + 2))/(e*t_e)
@@ -18393,7 +18394,7 @@ def peers_megatron_activations_without_sp(b, s, h, l, V, t, p, piped):
     return numpy.float64((21/20)*b*h*l*s*(10 + 24/t) + (21/20)*b*h*p*s + (42/5)*b*p*s + (21/20)*(2 - 2*piped)*(V*b*s/t + b*h*s))
 
 
-def peers_megatron_attention_linear(h, a, g, d_head, *, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
+def peers_megatron_attention_linear(h, a, g, d_head, mla=0, q_lora=0, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None):
     r"""the attention weights Megatron-LM's FLOP count multiplies per token: Q, K, V and O, or MLA's down and up projections with one weight per latent norm channel.
 
     peers.megatron.attention.linear [parameter] = mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))
@@ -18441,7 +18442,7 @@ def peers_megatron_attention_linear(h, a, g, d_head, *, mla=0, q_lora=0, r_q=Non
     return numpy.float64((1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + 1), a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q))
 
 
-def peers_megatron_flops_linear(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def peers_megatron_flops_linear(b, s, h, a, g, d_head, d_ff, l, V, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""Megatron-LM's FLOPs of the weights for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the k routed and the shared experts, the attention projections, one MTP head and the logits.
 
     peers.megatron.flops.linear [FLOP] = 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
@@ -18515,7 +18516,7 @@ def peers_megatron_flops_linear(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, m
     return numpy.float64(6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + l*((1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g)) + _times(mla, lambda: a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + r_kv*(a*(d_nope + d_v) + h + 1) + _times(q_lora, lambda: r_q*(a*(d_nope + d_rope) + h + 1), a, d_nope, d_rope, h, r_q), a, d_nope, d_rope, d_v, h, q_lora, r_kv, r_q)) + _times(l_moe, lambda: h*(gated + 2)*(d_moe*k + d_sh), d_moe, d_sh, gated, h, k) + _times(n_mtp, lambda: 2*h**2 + 3*h, h)))
 
 
-def peers_megatron_flops_core(b, s, a, d_head, l, *, mla=0, d_rope=None, d_nope=None, d_v=None):
+def peers_megatron_flops_core(b, s, a, d_head, l, mla=0, d_rope=None, d_nope=None, d_v=None):
     r"""Megatron-LM's FLOPs of the attention core for b sequences: QKᵀ and scores·V over the s² square, halved for the causal mask, forward and backward.
 
     peers.megatron.flops.core [FLOP] = b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v))
@@ -18555,7 +18556,7 @@ def peers_megatron_flops_core(b, s, a, d_head, l, *, mla=0, d_rope=None, d_nope=
     return numpy.float64(b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)))
 
 
-def peers_megatron_flops(b, s, h, a, g, d_head, d_ff, l, V, *, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
+def peers_megatron_flops(b, s, h, a, g, d_head, d_ff, l, V, gated=0, mla=0, q_lora=0, l_moe=0, d_sh=0, n_mtp=0, k=None, r_q=None, r_kv=None, d_rope=None, d_nope=None, d_v=None, d_moe=None):
     r"""Megatron-LM's num_floating_point_operations for b sequences: 3 GEMMs (forward, wgrad, dgrad) of 2 FLOPs per multiply-add for the MLPs, the attention projections, one MTP head and the logits; the s² core halved for the causal mask.
 
     peers.megatron.flops [FLOP] = b*l*s**2*(a*d_head*(6 - 6*mla) + 3*a*mla*(d_nope + d_rope + d_v)) + 6*b*s*(V*h*(n_mtp + 1) + d_ff*h*(gated + 2)*(l - l_moe) + h*l_moe*(gated + 2)*(d_moe*k + d_sh) + l*(mla*(a*d_v*h + a*h*(1 - q_lora)*(d_nope + d_rope) + d_rope*h + q_lora*r_q*(a*(d_nope + d_rope) + h + 1) + r_kv*(a*(d_nope + d_v) + h + 1)) + (1 - mla)*(a*d_head*h + h*(a*d_head + 2*d_head*g))) + n_mtp*(2*h**2 + 3*h))
@@ -18781,7 +18782,7 @@ def peers_llm_analysis_kv_cache(b, s, h, a, g, l, t, p, q):
     return numpy.float64(2*b*h*l*q*s*functools.reduce(numpy.maximum, [1, g/t])/(a*p))
 
 
-def peers_llm_analysis_flops(b, s, h, a, g, d_ff, l, V, *, gated=0):
+def peers_llm_analysis_flops(b, s, h, a, g, d_ff, l, V, gated=0):
     r"""llm-analysis's training FLOPs for b sequences: 3× the forward (QKV and output projections, QKᵀ and ·V over the full square, the MLP, the logits).
 
     peers.llm_analysis.flops [FLOP] = 6*V*b*h*s + 3*l*(b*d_ff*h*s*(2*gated + 4) + 4*b*h**2*s + 4*b*h*s**2 + 4*b*g*h**2*s/a)
